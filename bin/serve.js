@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Starts the HTTP service on a migrated database (API.md §8). It never migrates.
+import { entry, requireSupportedNode } from './node-check.js';
+
+requireSupportedNode();
+const { main } = await import(entry('serve'));
+await main(process.env);

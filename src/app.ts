@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DatabaseSync } from 'node:sqlite';
+import type { Config } from './config.ts';
+import { latestVersion } from './db/migrate.ts';
+import { WriteBatcher } from './db/write-batcher.ts';
+import { logRequest } from './http/access-log.ts';
+import { bearerTokenCheck } from './http/auth.ts';
+import type { CreateDeps } from './http/create-handler.ts';
+import { HttpError } from './http/errors.ts';
+import type { Handler, Reply, RequestContext } from './http/reply.ts';
+import { requestIdFrom } from './http/request-id.ts';
+import { sendProblem, sendReply } from './http/respond.ts';
+import { createRouter } from './http/router.ts';
+import { createIdempotencyRepository } from './idempotency/repository.ts';
+import { IdempotentCreates } from './idempotency/idempotent-create.ts';
+import { createLogger, type Logger } from './log/logger.ts';
+import { createProductRepository } from './products/repository.ts';
+import { addProductRoutes } from './products/routes.ts';
+import { createProductUseCases } from './products/use-cases.ts';
+import { createReadinessRepository } from './readiness/repository.ts';
+import { addReadinessRoutes } from './readiness/routes.ts';
+import { createWorkspaceRepository } from './workspaces/repository.ts';
+import { addWorkspaceRoutes } from './workspaces/routes.ts';
+import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
+
+export interface AppOptions {
+  db: DatabaseSync;
+  config: Config;
+  logger?: Logger;
+  /** The folder of migrations whose newest number readiness expects; the package's own by default. */
+  sqlDir?: string;
+}
+
+/** A `node:http` request listener with the service's lifecycle controls. */
+export interface App {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** From now on, answer every request 503 with `Connection: close` (graceful shutdown). */
+  drain(): void;
+  /** Every method and path pattern served (HEAD aside). */
+  readonly routes: readonly { method: string; pattern: string }[];
+  readonly logger: Logger;
+}
+
+/** Wires database → repositories → use cases → routes, and returns the request listener. */
+export function createApp(options: AppOptions): App {
+  const { db, config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const writes = new WriteBatcher(db);
+  const creates: CreateDeps = {
+    writes,
+    idempotency: new IdempotentCreates(createIdempotencyRepository(db), writes),
+    bodyLimitBytes: config.bodyLimitBytes,
+  };
+  const router = createRouter<Handler>();
+  addReadinessRoutes(router, createReadinessRepository(db), latestVersion(options.sqlDir));
+  addProductRoutes(router, createProductUseCases(createProductRepository(db)), creates);
+  addWorkspaceRoutes(router, createWorkspaceUseCases(createWorkspaceRepository(db)), creates);
+  const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
+  let draining = false;
+
+  function route(ctx: RequestContext): Reply | Promise<Reply> {
+    if (draining) throw new HttpError('unavailable', { detail: 'The service is shutting down.', headers: { connection: 'close' } });
+    const match = router.match(ctx.method, ctx.path);
+    if (match.kind === 'not_found') throw new HttpError('not_found');
+    if (match.kind === 'method_not_allowed') {
+      throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
+    }
+    if (ctx.method === 'POST' && checkToken !== null) checkToken(ctx.req.headers.authorization);
+    return match.handler({ ...ctx, params: match.params });
+  }
+
+  const app = ((req: IncomingMessage, res: ServerResponse): void => {
+    const startedAt = performance.now();
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const ctx: RequestContext = {
+      req,
+      method: req.method ?? 'GET',
+      path: queryAt === -1 ? url : url.slice(0, queryAt),
+      query: new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)),
+      params: {},
+      requestId: requestIdFrom(req.headers['x-request-id']),
+    };
+    const finish = (status: number): void => {
+      const remoteAddress = req.socket.remoteAddress ?? '';
+      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url, remoteAddress, statusCode: status, startedAt });
+    };
+    const fail = (error: unknown): void => {
+      if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      sendProblem(req, res, error, ctx.path, ctx.requestId);
+      finish(res.statusCode);
+    };
+    const succeed = (reply: Reply): void => {
+      sendReply(req, res, reply, ctx.requestId);
+      finish(reply.status);
+    };
+    try {
+      const reply = route(ctx);
+      if (reply instanceof Promise) reply.then(succeed, fail);
+      else succeed(reply);
+    } catch (error) {
+      fail(error);
+    }
+  }) as App;
+
+  return Object.assign(app, {
+    drain: () => {
+      draining = true;
+    },
+    routes: router.routes(),
+    logger,
+  });
+}

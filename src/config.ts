@@ -1,0 +1,131 @@
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const DURABILITIES = ['full', 'normal'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
+/** Every setting of the service, parsed and validated (API.md §7). */
+export interface Config {
+  port: number;
+  host: string;
+  dbPath: string;
+  durability: Durability;
+  workers: number;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  shutdownTimeoutMs: number;
+  trustProxy: readonly string[];
+  rateLimit: number;
+  rateLimitWindowS: number;
+  apiToken: string;
+}
+
+/** Thrown for an invalid variable; its message is the one line start-up prints. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function fail(name: string, value: string, allowed: string): never {
+  throw new ConfigError(`invalid ${name}=${JSON.stringify(value)}: expected ${allowed}`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const trimmed = raw.trim();
+  const value = Number(trimmed);
+  if (!/^\d+$/.test(trimmed) || !Number.isSafeInteger(value) || value < min || value > max) {
+    fail(name, raw, `an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  const found = allowed.find((candidate) => candidate === value);
+  if (found === undefined) fail(name, raw, `one of ${allowed.join(', ')}`);
+  return found;
+}
+
+function workers(env: Env): number {
+  const raw = env['SVC_WORKERS'];
+  if (raw !== undefined && raw.trim().toLowerCase() === 'auto') return availableParallelism();
+  try {
+    return integer(env, 'SVC_WORKERS', 1, 1, 64);
+  } catch {
+    return fail('SVC_WORKERS', raw ?? '', 'an integer from 1 to 64, or auto');
+  }
+}
+
+function host(env: Env): string {
+  const raw = env['SVC_HOST'];
+  if (raw === undefined || raw === '') return '127.0.0.1';
+  const value = raw.trim();
+  const hostname = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+  if (isIP(value) === 0 && !hostname.test(value)) fail('SVC_HOST', raw, 'an IP address or a host name');
+  return value;
+}
+
+/** Accepts `a.b.c.d`, `a.b.c.d/n`, IPv6 and IPv6/n entries. */
+function trustProxy(env: Env): string[] {
+  const raw = env['SVC_TRUST_PROXY'] ?? '';
+  if (raw.trim() === '') return [];
+  return raw.split(',').map((part) => {
+    const entry = part.trim();
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      fail('SVC_TRUST_PROXY', raw, 'a comma-separated list of IP addresses or CIDR ranges');
+    }
+    return entry;
+  });
+}
+
+function text(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+function apiToken(env: Env): string {
+  const raw = env['SVC_API_TOKEN'] ?? '';
+  // A token is sent in a header, so it must be visible ASCII; a short one is guessable.
+  if (raw !== '' && !/^[\x21-\x7e]{16,512}$/.test(raw)) {
+    fail('SVC_API_TOKEN', '<redacted>', '16..512 visible ASCII characters, or empty to turn tokens off');
+  }
+  return raw;
+}
+
+/** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    port: integer(env, 'SVC_PORT', 3000, 0, 65535),
+    host: host(env),
+    dbPath: text(env, 'SVC_DB_PATH', 'data/app.db'),
+    durability: oneOf(env, 'SVC_DB_DURABILITY', 'full', DURABILITIES),
+    workers: workers(env),
+    logLevel: oneOf(env, 'SVC_LOG_LEVEL', 'info', LOG_LEVELS),
+    bodyLimitBytes: integer(env, 'SVC_BODY_LIMIT_BYTES', 16_384, 1, 64 * 1024 * 1024),
+    headersTimeoutMs: integer(env, 'SVC_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'SVC_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'SVC_KEEP_ALIVE_TIMEOUT_MS', 65_000, 100, 3_600_000),
+    maxConnections: integer(env, 'SVC_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
+    shutdownTimeoutMs: integer(env, 'SVC_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: trustProxy(env),
+    rateLimit: integer(env, 'SVC_RATE_LIMIT', 0, 0, 1_000_000_000),
+    rateLimitWindowS: integer(env, 'SVC_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
+    apiToken: apiToken(env),
+  };
+}

@@ -1,0 +1,42 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { Durability } from '../config.ts';
+
+export interface OpenOptions {
+  /** `full` fsyncs every commit (survives power loss); `normal` survives a process crash. */
+  durability?: Durability;
+  /** Create the file (and its folder) when missing; only migrations do this. */
+  create?: boolean;
+  readOnly?: boolean;
+}
+
+/** Raised when the database file the service should use does not exist. */
+export class DatabaseMissingError extends Error {
+  override name = 'DatabaseMissingError';
+}
+
+// How long a writer waits for another process's write lock before SQLITE_BUSY.
+const BUSY_TIMEOUT_MS = 5_000;
+
+/** Opens a SQLite database in WAL mode with the pragmas this service relies on. */
+export function openDatabase(path: string, options: OpenOptions = {}): DatabaseSync {
+  const inMemory = path === ':memory:' || path === '';
+  if (options.create === true && !inMemory) mkdirSync(dirname(path), { recursive: true });
+  // SQLite creates a missing file on open; only migrations may do that.
+  if (options.create !== true && !inMemory && !existsSync(path)) {
+    throw new DatabaseMissingError(`database file ${path} does not exist`);
+  }
+  const db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  if (!inMemory && options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL');
+  db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+  db.exec('PRAGMA foreign_keys = ON');
+  return db;
+}
+
+/** Reads PRAGMA user_version: the number of the last migration applied. */
+export function schemaVersion(db: DatabaseSync): number {
+  const row = db.prepare('PRAGMA user_version').get();
+  return Number(row?.['user_version'] ?? 0);
+}

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DatabaseSync } from 'node:sqlite';
+import { schemaVersion } from './database.ts';
+
+/** One numbered file of `sql/`. */
+export interface Migration {
+  version: number;
+  file: string;
+  sql: string;
+}
+
+/** Why migrations refused to run; nothing was changed. */
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
+export interface MigrationResult {
+  from: number;
+  to: number;
+  applied: string[];
+}
+
+/** The package's own `sql/` folder (the same path from `src/db` and `dist/db`). */
+export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
+
+const MIGRATION_FILE = /^(\d+)_[\w.-]+\.sql$/;
+
+/** Reads `sqlDir` and checks the files are numbered 1, 2, 3… with no gaps or duplicates. */
+export function readMigrations(sqlDir: string): Migration[] {
+  const files = readdirSync(sqlDir).filter((name) => name.endsWith('.sql')).sort();
+  const migrations = files.map((file) => {
+    const match = MIGRATION_FILE.exec(file);
+    if (match === null) throw new MigrationError(`${file} is not named NNN_description.sql`);
+    return { version: Number(match[1]), file, sql: '' };
+  });
+  migrations.sort((a, b) => a.version - b.version);
+  migrations.forEach((migration, index) => {
+    if (migration.version === index) {
+      throw new MigrationError(`duplicate migration number ${migration.version}: ${migration.file}`);
+    }
+    if (migration.version !== index + 1) {
+      throw new MigrationError(`migration ${index + 1} is missing (next file is ${migration.file})`);
+    }
+  });
+  return migrations.map((m) => ({ ...m, sql: readFileSync(join(sqlDir, m.file), 'utf8') }));
+}
+
+/** The schema version this build expects: the number of the newest file in `sqlDir`. */
+export function latestVersion(sqlDir: string = DEFAULT_SQL_DIR): number {
+  return readMigrations(sqlDir).at(-1)?.version ?? 0;
+}
+
+function applyOne(db: DatabaseSync, migration: Migration): boolean {
+  // BEGIN IMMEDIATE takes the write lock first, so two migrators never both apply a file.
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    if (schemaVersion(db) >= migration.version) {
+      db.exec('ROLLBACK');
+      return false;
+    }
+    db.exec(migration.sql);
+    db.exec(`PRAGMA user_version = ${migration.version}`);
+    db.exec('COMMIT');
+    return true;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw new MigrationError(`${migration.file} failed and was rolled back: ${(error as Error).message}`);
+  }
+}
+
+/** Applies every migration above the database's user_version, each in its own transaction. */
+export function migrate(db: DatabaseSync, sqlDir: string = DEFAULT_SQL_DIR): MigrationResult {
+  const migrations = readMigrations(sqlDir);
+  const from = schemaVersion(db);
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (from > latest) {
+    throw new MigrationError(`database is at version ${from}, newer than the newest migration (${latest}); refusing to touch it`);
+  }
+  const applied: string[] = [];
+  for (const migration of migrations.filter((m) => m.version > from)) {
+    if (applyOne(db, migration)) applied.push(migration.file);
+  }
+  return { from, to: schemaVersion(db), applied };
+}

@@ -1,0 +1,63 @@
+import { STATUS_CODES } from 'node:http';
+
+/** The stable error codes of API.md §4 with their statuses and default details. */
+export const ERRORS = {
+  invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
+  invalid_query: { status: 400, detail: 'A query parameter is invalid.' },
+  invalid_header: { status: 400, detail: 'A request header is invalid.' },
+  unauthorized: { status: 401, detail: 'This request needs a valid bearer token.' },
+  not_found: { status: 404, detail: 'No resource exists at this path.' },
+  method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },
+  idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },
+  payload_too_large: { status: 413, detail: 'The request body is larger than the limit.' },
+  unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json.' },
+  validation_failed: { status: 422, detail: 'The request body has invalid fields.' },
+  idempotency_key_reused: { status: 422, detail: 'This Idempotency-Key was used with a different request body.' },
+  rate_limited: { status: 429, detail: 'Too many requests; retry later.' },
+  internal_error: { status: 500, detail: 'An unexpected error occurred.' },
+  unavailable: { status: 503, detail: 'The service is unavailable; retry later.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** One entry of a problem document's `errors`: a body field or a query parameter. */
+export type FieldError =
+  | { pointer: string; code: string; detail: string }
+  | { parameter: string; code: string; detail: string };
+
+export interface HttpErrorOptions {
+  detail?: string;
+  errors?: readonly FieldError[];
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** An error meant for the client: its code, detail and field errors are safe to show. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, options: HttpErrorOptions = {}) {
+    const detail = options.detail ?? ERRORS[code].detail;
+    super(detail);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.detail = detail;
+    this.errors = options.errors;
+    this.headers = options.headers ?? {};
+  }
+}
+
+// RFC 9110 renamed these; node:http still carries the older phrases.
+const RFC_9110_PHRASES: Readonly<Record<number, string>> = {
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+};
+
+/** The RFC 9110 reason phrase of a status code. */
+export function reasonPhrase(status: number): string {
+  return RFC_9110_PHRASES[status] ?? STATUS_CODES[status] ?? 'Unknown';
+}

@@ -1,0 +1,38 @@
+import type { IncomingMessage } from 'node:http';
+import type { Params } from './router.ts';
+
+/** What a handler sees of a request. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly params: Params;
+  readonly requestId: string;
+}
+
+/** What a handler answers: a status, a JSON value (or JSON text already made) and extra headers. */
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** JSON text sent as it is; a stored idempotent response uses it. */
+  json?: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>;
+
+export function ok(body: unknown, headers?: Readonly<Record<string, string>>): Reply {
+  return headers === undefined ? { status: 200, body } : { status: 200, body, headers };
+}
+
+export function created(location: string, body: unknown): Reply {
+  return { status: 201, body, headers: { location } };
+}
+
+/** The `{id}` path parameter as a positive safe integer, or null (answered as 404). */
+export function parseId(raw: string | undefined): number | null {
+  if (raw === undefined || !/^[1-9]\d{0,15}$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
+}

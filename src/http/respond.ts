@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpError, reasonPhrase } from './errors.ts';
+import { problemFor } from './problem.ts';
+import type { Reply } from './reply.ts';
+import { SECURITY_HEADERS } from './security-headers.ts';
+
+// Flattened once: writeHead takes [name, value, name, value…] without copying objects.
+const BASE_HEADERS: readonly string[] = Object.entries(SECURITY_HEADERS).flat();
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json';
+
+// A request whose body was not read to the end (refused early, cut off) must not leave
+// the rest on a kept-alive connection: the next request would be parsed from it.
+function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, json: string, extra: Readonly<Record<string, string>>, requestId: string): void {
+  const headers = [...BASE_HEADERS, 'x-request-id', requestId, 'content-type', type, 'content-length', String(Buffer.byteLength(json))];
+  for (const name in extra) headers.push(name, extra[name] as string);
+  if (status >= 400 && hasUnreadBody(req)) headers.push('connection', 'close');
+  res.writeHead(status, reasonPhrase(status), headers);
+  res.end(json);
+}
+
+/** Writes a handler's reply as JSON with the headers every response carries. */
+export function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId: string): void {
+  const json = reply.json ?? JSON.stringify(reply.body);
+  send(req, res, reply.status, JSON_TYPE, json, reply.headers ?? {}, requestId);
+}
+
+/** Writes any error as an RFC 9457 problem document; unexpected ones say nothing internal. */
+export function sendProblem(req: IncomingMessage, res: ServerResponse, error: unknown, path: string, requestId: string): void {
+  const problem = problemFor(error, path, requestId);
+  const headers = error instanceof HttpError ? error.headers : {};
+  send(req, res, problem.status, PROBLEM_TYPE, JSON.stringify(problem), headers, requestId);
+}

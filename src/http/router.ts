@@ -1,0 +1,70 @@
+/** Path parameters by name, e.g. `{ id: "17" }` for `/api/products/{id}`. */
+export type Params = Readonly<Record<string, string>>;
+
+export type RouteMatch<H> =
+  | { kind: 'found'; handler: H; params: Params }
+  | { kind: 'method_not_allowed'; allow: readonly string[] }
+  | { kind: 'not_found' };
+
+/** A method + path router: `{name}` segments match one non-empty path segment. */
+export interface Router<H> {
+  add(method: string, pattern: string, handler: H): void;
+  match(method: string, path: string): RouteMatch<H>;
+  /** Every registered method and pattern, in the order added (HEAD not listed). */
+  routes(): readonly { method: string; pattern: string }[];
+}
+
+interface Route<H> {
+  segments: readonly string[];
+  handlers: Map<string, H>;
+}
+
+const NOT_FOUND = { kind: 'not_found' } as const;
+
+function matchSegments(pattern: readonly string[], path: readonly string[]): Record<string, string> | null {
+  if (pattern.length !== path.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i] ?? '';
+    const actual = path[i] ?? '';
+    if (expected.startsWith('{') && expected.endsWith('}')) {
+      if (actual === '') return null;
+      params[expected.slice(1, -1)] = actual;
+    } else if (expected !== actual) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/** Creates a router; HEAD is answered by the GET handler of the same path. */
+export function createRouter<H>(): Router<H> {
+  const table: Route<H>[] = [];
+  const added: { method: string; pattern: string }[] = [];
+  return {
+    add(method, pattern, handler) {
+      const segments = pattern.split('/');
+      let route = table.find((r) => r.segments.join('/') === segments.join('/'));
+      if (route === undefined) {
+        route = { segments, handlers: new Map() };
+        table.push(route);
+      }
+      route.handlers.set(method, handler);
+      added.push({ method, pattern });
+    },
+    match(method, path) {
+      const pathSegments = path.split('/');
+      for (const route of table) {
+        const params = matchSegments(route.segments, pathSegments);
+        if (params === null) continue;
+        const handler = route.handlers.get(method) ?? (method === 'HEAD' ? route.handlers.get('GET') : undefined);
+        if (handler !== undefined) return { kind: 'found', handler, params };
+        const allow = [...route.handlers.keys()];
+        if (route.handlers.has('GET')) allow.push('HEAD');
+        return { kind: 'method_not_allowed', allow };
+      }
+      return NOT_FOUND;
+    },
+    routes: () => added,
+  };
+}

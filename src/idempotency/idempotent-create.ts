@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { WriteBatcher } from '../db/write-batcher.ts';
+import { HttpError } from '../http/errors.ts';
+import type { Reply } from '../http/reply.ts';
+import type { IdempotencyRepository, StoredResponse } from './repository.ts';
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+const TTL_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 60_000;
+const PURGE_BATCH = 500;
+
+/** The Idempotency-Key header as given, null when absent; a malformed one is 400 invalid_header. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
+  if (header === undefined) return null;
+  if (typeof header === 'string' && KEY.test(header)) return header;
+  throw new HttpError('invalid_header', {
+    detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.',
+    errors: [{ parameter: 'Idempotency-Key', code: 'invalid', detail: 'must be 1 to 255 characters from U+0021 to U+007E' }],
+  });
+}
+
+/** A fingerprint of the request: the same JSON value on the same route gives the same one. */
+export function fingerprintOf(scope: string, body: unknown): string {
+  return createHash('sha256').update(scope).update('\n').update(JSON.stringify(body)).digest('base64url');
+}
+
+function replay(stored: StoredResponse, fingerprint: string): Reply {
+  if (stored.fingerprint !== fingerprint) throw new HttpError('idempotency_key_reused');
+  const headers: Record<string, string> = { 'idempotent-replayed': 'true' };
+  if (stored.location !== null) headers['location'] = stored.location;
+  return { status: stored.status, json: stored.body, headers };
+}
+
+/**
+ * Runs creates that carry an Idempotency-Key: the created resource and the stored
+ * response commit in one transaction (API.md §6), so neither exists without the other.
+ */
+export class IdempotentCreates {
+  readonly #repository: IdempotencyRepository;
+  readonly #writes: WriteBatcher;
+  readonly #now: () => number;
+  readonly #inFlight = new Set<string>();
+  #lastPurge = 0;
+
+  constructor(repository: IdempotencyRepository, writes: WriteBatcher, now: () => number = Date.now) {
+    this.#repository = repository;
+    this.#writes = writes;
+    this.#now = now;
+  }
+
+  /** Replays the stored reply for `key`, or runs `execute` and stores its reply with it. */
+  async run(scope: string, key: string, fingerprint: string, execute: () => Reply): Promise<Reply> {
+    const slot = `${scope}\n${key}`;
+    if (this.#inFlight.has(slot)) throw new HttpError('idempotency_key_in_use');
+    this.#inFlight.add(slot);
+    try {
+      return await this.#writes.run(() => this.#runOnce(scope, key, fingerprint, execute));
+    } finally {
+      this.#inFlight.delete(slot);
+    }
+  }
+
+  // Inside the write transaction: another process may have stored the key a moment ago.
+  #runOnce(scope: string, key: string, fingerprint: string, execute: () => Reply): Reply {
+    const now = this.#now();
+    this.#purgeNowAndThen(now);
+    const stored = this.#repository.find(scope, key, now);
+    if (stored !== undefined) return replay(stored, fingerprint);
+    const reply = execute();
+    const body = reply.json ?? JSON.stringify(reply.body);
+    const location = reply.headers?.['location'] ?? null;
+    this.#repository.save(scope, key, { fingerprint, status: reply.status, location, body }, now + TTL_MS);
+    return { ...reply, json: body };
+  }
+
+  // Expired keys go a few hundred at a time as writes happen, so no job is needed.
+  #purgeNowAndThen(now: number): void {
+    if (now - this.#lastPurge < PURGE_EVERY_MS) return;
+    this.#lastPurge = now;
+    this.#repository.purgeExpired(now, PURGE_BATCH);
+  }
+}

@@ -1,0 +1,23 @@
+/** Product status on the wire and in the database (API.md §1). */
+export const ProductStatus = { active: 1, archived: 2 } as const;
+export type ProductStatus = (typeof ProductStatus)[keyof typeof ProductStatus];
+
+export const PRODUCT_STATUSES: readonly ProductStatus[] = Object.values(ProductStatus);
+
+export const MAX_PRICE_IN_CENTS = 2_147_483_647;
+
+/** A stored product. */
+export interface Product {
+  id: number;
+  name: string;
+  priceInCents: number;
+  status: ProductStatus;
+  createdAt: string;
+}
+
+/** A validated create request; `status` is absent when the client left it out. */
+export interface NewProduct {
+  name: string;
+  priceInCents: number;
+  status?: ProductStatus;
+}

@@ -1,0 +1,12 @@
+import type { Product } from './model.ts';
+
+/** The Product representation of API.md §1: exactly these members, in this order. */
+export function presentProduct(product: Product): object {
+  return {
+    id: product.id,
+    name: product.name,
+    priceInCents: product.priceInCents,
+    status: product.status,
+    createdAt: product.createdAt,
+  };
+}

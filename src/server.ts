@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DatabaseSync } from 'node:sqlite';
+import { type App, createApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, schemaVersion } from './db/database.ts';
+import { latestVersion } from './db/migrate.ts';
+import { createLogger, type Logger } from './log/logger.ts';
+
+/** A listening service. */
+export interface RunningServer {
+  url: string;
+  server: Server;
+  app: App;
+  /** Graceful stop: refuse new work, let in-flight requests finish (bounded), close the database. */
+  close(): Promise<void>;
+}
+
+/** The database is missing or not at this build's schema; the message says what to run. */
+export class SchemaNotReadyError extends Error {
+  override name = 'SchemaNotReadyError';
+}
+
+/** Opens the database, refusing one that is missing or not fully migrated; never creates or alters it. */
+export function openMigratedDatabase(config: Config, sqlDir?: string): DatabaseSync {
+  const advice = 'run `node bin/migrate.js` (or `npm run migrate`) first';
+  let db: DatabaseSync;
+  try {
+    db = openDatabase(config.dbPath, { durability: config.durability });
+  } catch (error) {
+    throw new SchemaNotReadyError(`${(error as Error).message}; ${advice}`);
+  }
+  const current = schemaVersion(db);
+  const expected = latestVersion(sqlDir);
+  if (current !== expected) {
+    db.close();
+    throw new SchemaNotReadyError(`database ${config.dbPath} is at schema version ${current}, this build needs ${expected}; ${advice}`);
+  }
+  return db;
+}
+
+function urlOf(server: Server): string {
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Starts the HTTP service on a migrated database; resolves once it listens. */
+export async function startServer(config: Config, options: { logger?: Logger; db?: DatabaseSync } = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = options.db ?? openMigratedDatabase(config);
+  const app = createApp({ db, config, logger });
+  const server = createServer(
+    {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+    },
+    app,
+  );
+  server.maxConnections = config.maxConnections;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const url = urlOf(server);
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= shutdown(server, app, db, config.shutdownTimeoutMs);
+    return closing;
+  };
+  return { url, server, app, close };
+}
+
+async function shutdown(server: Server, app: App, db: DatabaseSync, timeoutMs: number): Promise<void> {
+  app.drain();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
+  await closed;
+  clearTimeout(timer);
+  if (db.isOpen) db.close();
+}

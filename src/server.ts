@@ -5,6 +5,7 @@ import { type App, createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, schemaVersion } from './db/database.ts';
 import { latestVersion } from './db/migrate.ts';
+import { answerClientError } from './http/client-error.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 
 /** A listening service. */
@@ -60,6 +61,7 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     app,
   );
   server.maxConnections = config.maxConnections;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -5,6 +5,11 @@ export const ERRORS = {
   invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, detail: 'A query parameter is invalid.' },
   invalid_header: { status: 400, detail: 'A request header is invalid.' },
+  // Beyond API.md §4: answered for requests node:http itself cannot parse or that time out.
+  bad_request: { status: 400, detail: 'The request could not be parsed as HTTP/1.1.' },
+  request_timeout: { status: 408, detail: 'The request was not received in time.' },
+  headers_too_large: { status: 431, detail: 'The request headers are too large.' },
+  uri_too_long: { status: 414, detail: 'The request target is too long.' },
   unauthorized: { status: 401, detail: 'This request needs a valid bearer token.' },
   not_found: { status: 404, detail: 'No resource exists at this path.' },
   method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },

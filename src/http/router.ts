@@ -54,16 +54,18 @@ export function createRouter<H>(): Router<H> {
     },
     match(method, path) {
       const pathSegments = path.split('/');
+      // Every route whose shape fits contributes to Allow, so a static route never hides
+      // another method of a parameter route that matches the same path.
+      const allow = new Set<string>();
       for (const route of table) {
         const params = matchSegments(route.segments, pathSegments);
         if (params === null) continue;
         const handler = route.handlers.get(method) ?? (method === 'HEAD' ? route.handlers.get('GET') : undefined);
         if (handler !== undefined) return { kind: 'found', handler, params };
-        const allow = [...route.handlers.keys()];
-        if (route.handlers.has('GET')) allow.push('HEAD');
-        return { kind: 'method_not_allowed', allow };
+        for (const allowed of route.handlers.keys()) allow.add(allowed);
+        if (route.handlers.has('GET')) allow.add('HEAD');
       }
-      return NOT_FOUND;
+      return allow.size === 0 ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow] };
     },
     routes: () => added,
   };

@@ -19,9 +19,11 @@ export function fieldError(field: string, code: string, detail: string): FieldEr
   return { pointer: `/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`, code, detail };
 }
 
-// C0 controls, DEL and C1 controls (API.md §3).
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-const MAX_NAME_LENGTH = 200;
+// C0 controls, DEL and C1 controls (API.md §3), and lone surrogates: UTF-8 cannot carry
+// them, so SQLite would store U+FFFD and a later read would differ from the 201's body.
+const INVALID_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
+/** The longest name accepted, in code points after trimming (API.md §3). */
+export const MAX_NAME_LENGTH = 200;
 
 /** Checks a `name` field; returns the trimmed value or pushes errors. */
 export function validateName(body: JsonObject, field: string, errors: FieldError[]): string {
@@ -35,13 +37,13 @@ export function validateName(body: JsonObject, field: string, errors: FieldError
     return '';
   }
   const trimmed = value.trim();
-  // Length in code points, so an emoji counts once; a lone surrogate counts as one too.
+  // Length in code points, so an emoji counts once.
   let length = 0;
   for (const _ of trimmed) length++;
   if (length < 1) errors.push(fieldError(field, 'too_short', `${field} must not be empty`));
   else if (length > MAX_NAME_LENGTH) errors.push(fieldError(field, 'too_long', `${field} must be at most ${MAX_NAME_LENGTH} characters`));
-  if (CONTROL_CHARACTERS.test(trimmed)) {
-    errors.push(fieldError(field, 'invalid_characters', `${field} must not contain control characters`));
+  if (INVALID_CHARACTERS.test(trimmed)) {
+    errors.push(fieldError(field, 'invalid_characters', `${field} must not contain control characters or lone surrogates`));
   }
   return trimmed;
 }
@@ -55,7 +57,8 @@ export function validateInteger(
 ): number {
   if (typeof value !== 'number') {
     errors.push(fieldError(field, 'type', `${field} must be a number`));
-  } else if (!Number.isInteger(value)) {
+  } else if (Number.isFinite(value) && !Number.isInteger(value)) {
+    // Infinity (JSON 1e400) is not a fraction: it falls through to too_large below.
     errors.push(fieldError(field, 'not_integer', `${field} must be an integer`));
   } else if (value < bounds.min) {
     errors.push(fieldError(field, 'too_small', `${field} must be at least ${bounds.min}`));

@@ -1,0 +1,49 @@
+import { connect } from 'node:net';
+
+/** A response read off a raw socket: status, lower-cased headers, body text, and whether the server closed. */
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  closedByServer: boolean;
+}
+
+function parse(raw: string, closedByServer: boolean): RawResponse {
+  const end = raw.indexOf('\r\n\r\n');
+  const head = end === -1 ? raw : raw.slice(0, end);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: end === -1 ? '' : raw.slice(end + 4), closedByServer };
+}
+
+/**
+ * Sends `head` (request line and headers, without the blank line) then each of `chunks`,
+ * and resolves once the server closes the connection or `waitMs` passes after the last write.
+ * A failing write (the server stopped reading) does not fail the call: what was answered counts.
+ */
+export function rawRequest(url: string, head: string, chunks: readonly (string | Buffer)[] = [], waitMs = 2_000): Promise<RawResponse> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const received: Buffer[] = [];
+    let settled = false;
+    const done = (closedByServer: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(parse(Buffer.concat(received).toString('utf8'), closedByServer));
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    socket.on('data', (data: Buffer) => received.push(data));
+    socket.on('end', () => done(true));
+    socket.on('close', () => done(true));
+    socket.on('error', (error) => (received.length > 0 ? done(true) : reject(error)));
+    socket.write(`${head}\r\n\r\n`);
+    for (const chunk of chunks) socket.write(chunk);
+  });
+}

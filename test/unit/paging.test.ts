@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpError } from '../../src/http/errors.ts';
+import { decodeCursor, encodeCursor, nextLink, pageOf, parsePageRequest } from '../../src/shared/paging.ts';
+
+test('a cursor decodes back to its id for the resource that issued it', () => {
+  for (const id of [1, 2, 49, 1_000_000, Number.MAX_SAFE_INTEGER]) {
+    const cursor = encodeCursor('products', id);
+    assert.match(cursor, /^[A-Za-z0-9_-]+$/, 'URL-safe without escaping');
+    assert.equal(decodeCursor('products', cursor), id);
+  }
+});
+
+test("another resource's cursor is refused", () => {
+  assert.equal(decodeCursor('workspaces', encodeCursor('products', 5)), null);
+  assert.equal(decodeCursor('products', encodeCursor('workspaces', 5)), null);
+});
+
+test('garbage and tampered cursors are refused', () => {
+  const valid = encodeCursor('products', 42);
+  const b64 = (text: string): string => Buffer.from(text).toString('base64url');
+  const bad = [
+    '', 'x', '!!!!', 'abc def', `${valid}=`, `${valid}.`, valid.slice(0, -2), `A${valid}`,
+    b64('products:'), b64('products:0'), b64('products:-1'), b64('products:01'), b64('products:1.5'),
+    b64('products:1e3'), b64('products: 1'), b64('products:1 '), b64('Products:1'), b64('products:abc'),
+    b64('products:42:1'), 'A'.repeat(65),
+  ];
+  for (const cursor of bad) assert.equal(decodeCursor('products', cursor), null, cursor);
+});
+
+test('huge ids in a cursor are refused: beyond the safe range or beyond 16 digits', () => {
+  const b64 = (text: string): string => Buffer.from(text).toString('base64url');
+  assert.equal(decodeCursor('products', b64('products:9007199254740991')), Number.MAX_SAFE_INTEGER);
+  assert.equal(decodeCursor('products', b64('products:9007199254740992')), null);
+  assert.equal(decodeCursor('products', b64('products:99999999999999999')), null);
+  assert.equal(decodeCursor('products', b64(`products:${'9'.repeat(40)}`)), null);
+});
+
+function invalidQueryOf(query: string): HttpError {
+  try {
+    parsePageRequest('products', new URLSearchParams(query));
+  } catch (error) {
+    assert.ok(error instanceof HttpError);
+    return error;
+  }
+  assert.fail(`expected ${query} to be refused`);
+}
+
+test('limit defaults to 50 and accepts 1..200', () => {
+  assert.deepEqual(parsePageRequest('products', new URLSearchParams('')), { limit: 50, beforeId: null });
+  assert.deepEqual(parsePageRequest('products', new URLSearchParams('limit=1')), { limit: 1, beforeId: null });
+  assert.deepEqual(parsePageRequest('products', new URLSearchParams('limit=200')), { limit: 200, beforeId: null });
+});
+
+test('a bad limit is invalid_query naming the parameter', () => {
+  const cases: [string, string][] = [
+    ['limit=0', 'too_small'], ['limit=201', 'too_large'], ['limit=abc', 'not_integer'], ['limit=1.5', 'not_integer'],
+    ['limit=', 'not_integer'], ['limit=-1', 'not_integer'], ['limit=1e2', 'not_integer'], [`limit=${'9'.repeat(30)}`, 'not_integer'],
+  ];
+  for (const [query, code] of cases) {
+    const error = invalidQueryOf(query);
+    assert.equal(error.code, 'invalid_query', query);
+    assert.deepEqual(error.errors, [{ parameter: 'limit', code, detail: 'limit must be an integer from 1 to 200' }], query);
+  }
+});
+
+test('a bad cursor is invalid_query naming the parameter; a good one sets beforeId', () => {
+  assert.deepEqual(invalidQueryOf('cursor=nope').errors?.map((e) => ('parameter' in e ? e.parameter : '')), ['cursor']);
+  assert.equal(invalidQueryOf(`cursor=${encodeCursor('workspaces', 3)}`).code, 'invalid_query');
+  assert.deepEqual(parsePageRequest('products', new URLSearchParams(`cursor=${encodeCursor('products', 3)}&limit=2`)), { limit: 2, beforeId: 3 });
+});
+
+test('unknown parameters are ignored', () => {
+  assert.deepEqual(parsePageRequest('products', new URLSearchParams('sort=name&page=9&limitx=0')), { limit: 50, beforeId: null });
+});
+
+test('pageOf asks for one row more and reports where to continue only when more exist', () => {
+  const rows = [{ id: 9 }, { id: 7 }, { id: 4 }];
+  const asked: number[] = [];
+  const fetch = (n: number) => (asked.push(n), rows.slice(0, n));
+  assert.deepEqual(pageOf({ limit: 2, beforeId: null }, fetch), { items: [{ id: 9 }, { id: 7 }], nextBeforeId: 7 });
+  assert.deepEqual(pageOf({ limit: 3, beforeId: null }, fetch), { items: rows, nextBeforeId: null });
+  assert.deepEqual(asked, [3, 4]);
+});
+
+test('nextLink is RFC 8288 with the limit and a cursor, and absent on the last page', () => {
+  const link = nextLink('/api/products', 'products', { limit: 50, beforeId: null }, { items: [], nextBeforeId: 12 });
+  assert.equal(link, `</api/products?limit=50&cursor=${encodeCursor('products', 12)}>; rel="next"`);
+  assert.equal(nextLink('/api/products', 'products', { limit: 50, beforeId: null }, { items: [], nextBeforeId: null }), undefined);
+});

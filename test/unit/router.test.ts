@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createRouter } from '../../src/http/router.ts';
+
+function sampleRouter() {
+  const router = createRouter<string>();
+  router.add('GET', '/api/ping', 'ping');
+  router.add('GET', '/api/products', 'list');
+  router.add('POST', '/api/products', 'create');
+  router.add('GET', '/api/products/{id}', 'get');
+  router.add('POST', '/api/upload', 'upload');
+  return router;
+}
+
+test('a static path finds its handler with no params', () => {
+  assert.deepEqual(sampleRouter().match('GET', '/api/products'), { kind: 'found', handler: 'list', params: {} });
+  assert.deepEqual(sampleRouter().match('POST', '/api/products'), { kind: 'found', handler: 'create', params: {} });
+});
+
+test('a {name} segment captures the raw segment text', () => {
+  assert.deepEqual(sampleRouter().match('GET', '/api/products/17'), { kind: 'found', handler: 'get', params: { id: '17' } });
+  assert.deepEqual(sampleRouter().match('GET', '/api/products/abc'), { kind: 'found', handler: 'get', params: { id: 'abc' } });
+  // Not decoded: the handler decides what an id is.
+  assert.deepEqual(sampleRouter().match('GET', '/api/products/%31'), { kind: 'found', handler: 'get', params: { id: '%31' } });
+});
+
+test('an unknown path is not_found', () => {
+  const router = sampleRouter();
+  for (const path of ['/', '', '/api', '/api/nothing', '/API/products', '/api/products/1/extra', '/api/ping/x', '/apiproducts']) {
+    assert.deepEqual(router.match('GET', path), { kind: 'not_found' }, path);
+  }
+});
+
+test('a trailing slash or an empty parameter segment does not match', () => {
+  const router = sampleRouter();
+  assert.equal(router.match('GET', '/api/products/').kind, 'not_found');
+  assert.equal(router.match('GET', '/api/ping/').kind, 'not_found');
+  assert.equal(router.match('GET', '/api/products//').kind, 'not_found');
+  assert.equal(router.match('GET', '//api/products').kind, 'not_found');
+});
+
+test('the segment count must be equal', () => {
+  const router = sampleRouter();
+  assert.equal(router.match('GET', '/api/products/1/2').kind, 'not_found');
+  assert.equal(router.match('GET', '/api').kind, 'not_found');
+});
+
+test('HEAD is answered by the GET handler of the same path', () => {
+  const router = sampleRouter();
+  assert.deepEqual(router.match('HEAD', '/api/products/9'), { kind: 'found', handler: 'get', params: { id: '9' } });
+  assert.deepEqual(router.match('HEAD', '/api/ping'), { kind: 'found', handler: 'ping', params: {} });
+});
+
+test('HEAD is not answered where no GET exists', () => {
+  assert.deepEqual(sampleRouter().match('HEAD', '/api/upload'), { kind: 'method_not_allowed', allow: ['POST'] });
+});
+
+test('a known path with another method is method_not_allowed with every allowed method, HEAD included', () => {
+  const router = sampleRouter();
+  const list = router.match('DELETE', '/api/products');
+  assert.equal(list.kind, 'method_not_allowed');
+  assert.deepEqual(list.kind === 'method_not_allowed' ? [...list.allow].sort() : [], ['GET', 'HEAD', 'POST']);
+  assert.deepEqual(router.match('POST', '/api/products/1'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+  assert.deepEqual(router.match('PUT', '/api/ping'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
+  assert.deepEqual(router.match('GET', '/api/upload'), { kind: 'method_not_allowed', allow: ['POST'] });
+});
+
+test('methods are case-sensitive, as HTTP methods are', () => {
+  assert.equal(sampleRouter().match('get', '/api/ping').kind, 'method_not_allowed');
+});
+
+test('routes() lists what was added, in order, without HEAD', () => {
+  assert.deepEqual(sampleRouter().routes(), [
+    { method: 'GET', pattern: '/api/ping' },
+    { method: 'GET', pattern: '/api/products' },
+    { method: 'POST', pattern: '/api/products' },
+    { method: 'GET', pattern: '/api/products/{id}' },
+    { method: 'POST', pattern: '/api/upload' },
+  ]);
+});
+
+test('a static route added before a parameter route of the same shape wins', () => {
+  const router = createRouter<string>();
+  router.add('GET', '/api/products/special', 'special');
+  router.add('GET', '/api/products/{id}', 'get');
+  assert.deepEqual(router.match('GET', '/api/products/special'), { kind: 'found', handler: 'special', params: {} });
+  assert.deepEqual(router.match('GET', '/api/products/3'), { kind: 'found', handler: 'get', params: { id: '3' } });
+});
+
+test('a static route does not hide another method of a parameter route matching the same path', () => {
+  const router = createRouter<string>();
+  router.add('POST', '/api/products/import', 'import');
+  router.add('GET', '/api/products/{id}', 'get');
+  assert.deepEqual(router.match('GET', '/api/products/import'), { kind: 'found', handler: 'get', params: { id: 'import' } });
+  assert.deepEqual(router.match('DELETE', '/api/products/import'), { kind: 'method_not_allowed', allow: ['POST', 'GET', 'HEAD'] });
+});

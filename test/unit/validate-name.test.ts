@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { FieldError } from '../../src/http/errors.ts';
+import { validateNewProduct } from '../../src/products/validate.ts';
+import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
+
+// The name rule of API.md §3 is the same for both resources, so every case runs on both.
+const VALIDATORS = {
+  product: (name: unknown) => validateNewProduct(name === undefined ? { priceInCents: 1 } : { name, priceInCents: 1 }),
+  workspace: (name: unknown) => validateNewWorkspace(name === undefined ? {} : { name }),
+};
+
+function nameErrors(validate: (name: unknown) => ReturnType<typeof validateNewWorkspace>, name: unknown): FieldError[] {
+  const result = validate(name);
+  return result.ok ? [] : result.errors;
+}
+
+function acceptedName(validate: (name: unknown) => ReturnType<typeof validateNewWorkspace>, name: unknown): string {
+  const result = validate(name);
+  assert.ok(result.ok, `expected ${JSON.stringify(name)} to be accepted: ${JSON.stringify(result)}`);
+  return result.value.name;
+}
+
+function codes(errors: FieldError[]): string[] {
+  return errors.map((error) => `${'pointer' in error ? error.pointer : ''} ${error.code}`);
+}
+
+const EMOJI = '\u{1F600}'; // one code point, two UTF-16 units
+
+for (const [resource, validate] of Object.entries(VALIDATORS)) {
+  test(`${resource} name: 1 and 200 code points are accepted`, () => {
+    assert.equal(acceptedName(validate, 'a'), 'a');
+    assert.equal(acceptedName(validate, 'a'.repeat(200)), 'a'.repeat(200));
+  });
+
+  test(`${resource} name: astral characters count once`, () => {
+    assert.equal(acceptedName(validate, EMOJI), EMOJI);
+    assert.equal(acceptedName(validate, EMOJI.repeat(200)), EMOJI.repeat(200));
+    assert.deepEqual(codes(nameErrors(validate, EMOJI.repeat(201))), ['/name too_long']);
+  });
+
+  test(`${resource} name: 201 code points are too_long`, () => {
+    const errors = nameErrors(validate, 'a'.repeat(201));
+    assert.deepEqual(errors, [{ pointer: '/name', code: 'too_long', detail: 'name must be at most 200 characters' }]);
+  });
+
+  test(`${resource} name: empty and whitespace-only are too_short`, () => {
+    for (const name of ['', ' ', '   \t\n ', '\u00a0\u3000']) {
+      assert.deepEqual(codes(nameErrors(validate, name)), ['/name too_short'], JSON.stringify(name));
+    }
+  });
+
+  test(`${resource} name: surrounding white space is trimmed and the trimmed value kept`, () => {
+    assert.equal(acceptedName(validate, '  Desk lamp \t\n'), 'Desk lamp');
+    assert.equal(acceptedName(validate, 'a  b'), 'a  b');
+    // Length is measured after trimming.
+    assert.equal(acceptedName(validate, ` ${'a'.repeat(200)} `), 'a'.repeat(200));
+  });
+
+  test(`${resource} name: control characters are invalid_characters, at both ends of each range`, () => {
+    for (const control of ['\u0000', '\u0001', '\u001f', '\u007f', '\u0080', '\u0085', '\u009f']) {
+      const name = `a${control}b`;
+      assert.deepEqual(codes(nameErrors(validate, name)), ['/name invalid_characters'], JSON.stringify(name));
+    }
+  });
+
+  test(`${resource} name: the characters just outside the control ranges are fine`, () => {
+    for (const name of ['a\u0020b', 'a\u007eb', 'a\u00a0b', 'a\u00a1b']) assert.equal(acceptedName(validate, name), name);
+  });
+
+  test(`${resource} name: a lone surrogate cannot be stored as UTF-8 and is invalid_characters`, () => {
+    for (const name of ['a\ud800b', 'a\udfff', '\ud83d']) {
+      assert.deepEqual(codes(nameErrors(validate, name)), ['/name invalid_characters'], JSON.stringify(name));
+    }
+  });
+
+  test(`${resource} name: a non-string or null is type; a missing name is required`, () => {
+    for (const name of [null, 1, true, [], {}, ['a']]) {
+      assert.deepEqual(nameErrors(validate, name), [{ pointer: '/name', code: 'type', detail: 'name must be a string' }]);
+    }
+    assert.deepEqual(nameErrors(validate, undefined), [{ pointer: '/name', code: 'required', detail: 'name is required' }]);
+  });
+}

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
+
+// The name rules themselves are covered for both resources in validate-name.test.ts.
+const validate = (json: string): ReturnType<typeof validateNewWorkspace> => validateNewWorkspace(JSON.parse(json));
+
+test('a workspace with a name is accepted and trimmed', () => {
+  assert.deepEqual(validate('{"name":" Acme "}'), { ok: true, value: { name: 'Acme' } });
+});
+
+test('product members are unknown on a workspace, __proto__ and constructor included', () => {
+  const result = validate('{"name":"Acme","priceInCents":1,"status":1,"__proto__":null,"constructor":{}}');
+  assert.deepEqual(result.ok ? [] : result.errors.map((e) => ('pointer' in e ? e.pointer : '') + ' ' + e.code), [
+    '/priceInCents unknown_field',
+    '/status unknown_field',
+    '/__proto__ unknown_field',
+    '/constructor unknown_field',
+  ]);
+});
+
+test('every error at once: a bad name and unknown members together', () => {
+  const result = validate('{"Name":"Acme","name":7}');
+  assert.deepEqual(result, {
+    ok: false,
+    errors: [
+      { pointer: '/name', code: 'type', detail: 'name must be a string' },
+      { pointer: '/Name', code: 'unknown_field', detail: 'Name is not a known field' },
+    ],
+  });
+});
+
+test('duplicate members: the last one counts', () => {
+  assert.deepEqual(validate('{"name":"","name":"Second"}'), { ok: true, value: { name: 'Second' } });
+});
+
+test('valid JSON that is not an object is one type error at the root pointer', () => {
+  for (const text of ['[]', '0', '"Acme"', 'null', 'false']) {
+    assert.deepEqual(validate(text), { ok: false, errors: [{ pointer: '', code: 'type', detail: 'The request body must be a JSON object.' }] }, text);
+  }
+});

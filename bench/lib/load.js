@@ -1,0 +1,23 @@
+// The load generator: autocannon in this process (which run.js pins to its own CPU).
+import autocannon from 'autocannon';
+
+/** One timed run against `url`; returns req/s, latency percentiles (ms) and failures. */
+export async function measure({ url, method = 'GET', body, headers, connections, seconds }) {
+  const result = await autocannon({
+    url,
+    method,
+    body,
+    headers,
+    connections,
+    duration: seconds,
+    pipelining: 1,
+    timeout: 10,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}

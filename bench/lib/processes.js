@@ -1,0 +1,133 @@
+// Server processes of the benchmark: started pinned to CPUs, awaited until they answer,
+// measured (peak RSS) and always stopped, even when the run fails.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+const running = new Set();
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `node args…` under `taskset -c cpus` in its own process group; resolves once GET readyPath answers 200. */
+export async function startServer({ name, args, env, cpus, cwd, readyPath = '/api/ping' }) {
+  const port = await freePort();
+  const child = spawn('taskset', ['-c', cpus, process.execPath, ...args], {
+    cwd,
+    env: { ...env, PORT: String(port), SVC_PORT: String(port), SVC_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const server = { name, pid: child.pid, url: `http://127.0.0.1:${port}`, child, exited: false, stderr: () => stderr };
+  child.once('exit', () => {
+    server.exited = true;
+    running.delete(server);
+  });
+  running.add(server);
+  await waitUntilReady(server, readyPath);
+  return server;
+}
+
+async function waitUntilReady(server, readyPath) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (server.exited) throw new Error(`${server.name} exited before it was ready: ${server.stderr()}`);
+    try {
+      const response = await fetch(server.url + readyPath);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stopServer(server);
+  throw new Error(`${server.name} did not answer ${readyPath} within 20 s: ${server.stderr()}`);
+}
+
+function childrenOf(pid) {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (ppid) comes after the command name, which is in parentheses and may hold spaces.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+function vmHwmKb(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? 0 : Number(match[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Peak resident memory (VmHWM) of the server and all its descendants (workers), in MB. */
+export function peakRssMb(server) {
+  let totalKb = 0;
+  const pending = [server.pid];
+  while (pending.length > 0) {
+    const pid = pending.pop();
+    totalKb += vmHwmKb(pid);
+    pending.push(...childrenOf(pid));
+  }
+  return totalKb / 1024;
+}
+
+/** SIGTERM to the server's process group, SIGKILL after 5 s. */
+export async function stopServer(server) {
+  if (server.exited) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  signalGroup(server, 'SIGTERM');
+  const timer = setTimeout(() => signalGroup(server, 'SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+  // Workers of a cluster may outlive a primary that was killed hard.
+  signalGroup(server, 'SIGKILL');
+}
+
+function signalGroup(server, signal) {
+  try {
+    process.kill(-server.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Kills every server still running; synchronous so it can run in an 'exit' handler. */
+export function killAll() {
+  for (const server of running) signalGroup(server, 'SIGKILL');
+  running.clear();
+}
+
+/** Runs `fn` with servers, stopping them all whatever happens. */
+export async function withServers(specs, fn) {
+  const servers = [];
+  try {
+    for (const spec of specs) servers.push(await startServer(spec));
+    return await fn(servers);
+  } finally {
+    await Promise.all(servers.map(stopServer));
+  }
+}

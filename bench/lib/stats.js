@@ -1,0 +1,29 @@
+// Medians and the markdown tables of results.
+
+/** The median of numbers (mean of the middle two for an even count). */
+export function median(values) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Per-metric medians of a server's rounds. */
+export function summarize(rounds) {
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    failed: rounds.reduce((sum, r) => sum + r.failed, 0),
+    rounds: rounds.length,
+  };
+}
+
+export const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+export const ratio = (value, base) => (Number.isFinite(value) && base > 0 ? `${(value / base).toFixed(2)}×` : '');
+
+/** A markdown table from a header row and rows of cells. */
+export function markdownTable(header, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,13 @@
+// The security headers every server in the benchmark sends (API.md §5), flattened for writeHead.
+export const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+};
+
+export const HEADERS = Object.entries(SECURITY_HEADERS).flat();

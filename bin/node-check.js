@@ -1,19 +1,33 @@
 // Plain JavaScript that any Node can parse: it runs before the TypeScript sources load.
-const MINIMUM = [22, 18, 0];
+
+/** The oldest Node these scripts run on: node:sqlite and type stripping, both without flags. */
+export const MINIMUM_NODE = '22.18.0';
+
+// Type stripping is on by default from 22.18 on the 22 line and from 23.6 on the 23 line.
+function isSupported(major, minor) {
+  if (major === 22) return minor >= 18;
+  if (major === 23) return minor >= 6;
+  return major > 23;
+}
+
+/** The message to print for a Node that cannot run this service (`v20.1.0` or `20.1.0`), or null. */
+export function unsupportedNodeMessage(version) {
+  const [major = 0, minor = 0] = String(version).replace(/^v/, '').split('.').map(Number);
+  if (isSupported(major, minor)) return null;
+  return (
+    `This service needs Node.js ${MINIMUM_NODE} or newer (on the 23 line, 23.6.0 or newer) ` +
+    'for node:sqlite and TypeScript type stripping; ' +
+    `this is Node.js ${String(version).replace(/^v/, '')}.\n` +
+    'Run it through npm (npm start, npm run migrate, npm run serve): `npm install` brings the pinned Node 24\n' +
+    'and npm scripts put it first on the PATH. Or install Node 24 LTS from https://nodejs.org.\n'
+  );
+}
 
 /** Exits with a plain message when this Node lacks node:sqlite or type stripping. */
 export function requireSupportedNode() {
-  const current = process.versions.node.split('.').map(Number);
-  const tooOld = MINIMUM.some((part, i) => {
-    const same = MINIMUM.slice(0, i).every((p, j) => p === current[j]);
-    return same && (current[i] ?? 0) < part;
-  });
-  if (!tooOld) return;
-  process.stderr.write(
-    `This service needs Node.js ${MINIMUM.join('.')} or newer (for node:sqlite); this is ${process.version}.\n` +
-      'Run it through npm (npm start, npm run migrate, npm run serve): `npm install` brings the pinned Node 24\n' +
-      'and npm scripts put it first on the PATH. Or install Node 24 LTS from https://nodejs.org.\n',
-  );
+  const message = unsupportedNodeMessage(process.versions.node);
+  if (message === null) return;
+  process.stderr.write(message);
   process.exit(1);
 }
 

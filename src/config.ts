@@ -108,9 +108,20 @@ function apiToken(env: Env): string {
   return raw;
 }
 
+// node:http refuses a headers timeout longer than the request timeout; say so in our own words.
+function checkTimeouts(config: Config): Config {
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(
+      `invalid SVC_HEADERS_TIMEOUT_MS=${JSON.stringify(String(config.headersTimeoutMs))}: ` +
+        `expected at most SVC_REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`,
+    );
+  }
+  return config;
+}
+
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
-  return {
+  return checkTimeouts({
     port: integer(env, 'SVC_PORT', 3000, 0, 65535),
     host: host(env),
     dbPath: text(env, 'SVC_DB_PATH', 'data/app.db'),
@@ -127,5 +138,5 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: integer(env, 'SVC_RATE_LIMIT', 0, 0, 1_000_000_000),
     rateLimitWindowS: integer(env, 'SVC_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     apiToken: apiToken(env),
-  };
+  });
 }

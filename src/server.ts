@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { DatabaseSync } from 'node:sqlite';
 import { type App, createApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase, schemaVersion } from './db/database.ts';
+import { DatabaseMissingError, openDatabase, readSchemaVersionOf } from './db/database.ts';
 import { latestVersion } from './db/migrate.ts';
 import { answerClientError } from './http/client-error.ts';
 import { createLogger, type Logger } from './log/logger.ts';
@@ -25,19 +25,19 @@ export class SchemaNotReadyError extends Error {
 /** Opens the database, refusing one that is missing or not fully migrated; never creates or alters it. */
 export function openMigratedDatabase(config: Config, sqlDir?: string): DatabaseSync {
   const advice = 'run `node bin/migrate.js` (or `npm run migrate`) first';
-  let db: DatabaseSync;
+  let current: number;
   try {
-    db = openDatabase(config.dbPath, { durability: config.durability });
+    // Read-only first: opening for writing would convert an empty or non-WAL file before we refuse it.
+    current = readSchemaVersionOf(config.dbPath);
   } catch (error) {
-    throw new SchemaNotReadyError(`${(error as Error).message}; ${advice}`);
+    const reason = error instanceof DatabaseMissingError ? error.message : `database ${config.dbPath} cannot be read: ${(error as Error).message}`;
+    throw new SchemaNotReadyError(`${reason}; ${advice}`);
   }
-  const current = schemaVersion(db);
   const expected = latestVersion(sqlDir);
   if (current !== expected) {
-    db.close();
     throw new SchemaNotReadyError(`database ${config.dbPath} is at schema version ${current}, this build needs ${expected}; ${advice}`);
   }
-  return db;
+  return openDatabase(config.dbPath, { durability: config.durability });
 }
 
 function urlOf(server: Server): string {

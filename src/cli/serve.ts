@@ -1,26 +1,8 @@
-import { existsSync } from 'node:fs';
-import { ConfigError, type Config, loadConfig } from '../config.ts';
 import { createLogger } from '../log/logger.ts';
 import { SchemaNotReadyError, startServer } from '../server.ts';
+import { configOrExit } from './config-or-exit.ts';
 
 type Env = Record<string, string | undefined>;
-
-/** Reads `.env` from the working directory when present; real environment variables win. */
-export function loadDotEnv(env: Env): void {
-  if (env === process.env && existsSync('.env')) process.loadEnvFile('.env');
-}
-
-/** Loads configuration, or prints the one line that names the bad variable and exits 1. */
-export function configOrExit(env: Env): Config {
-  try {
-    loadDotEnv(env);
-    return loadConfig(env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
-  }
-}
 
 /** `node bin/serve.js`: start, log the URL, stop gracefully on SIGTERM/SIGINT. */
 export async function main(env: Env): Promise<void> {

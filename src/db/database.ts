@@ -40,3 +40,19 @@ export function schemaVersion(db: DatabaseSync): number {
   const row = db.prepare('PRAGMA user_version').get();
   return Number(row?.['user_version'] ?? 0);
 }
+
+/**
+ * Reads the user_version of the file at `path` through a read-only connection, so a file that is
+ * empty or not yet in WAL mode is left byte for byte as it was (opening for writing would convert it).
+ */
+export function readSchemaVersionOf(path: string): number {
+  if (!existsSync(path)) throw new DatabaseMissingError(`database file ${path} does not exist`);
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    // Another process may be migrating this very file: wait for its lock as writers do.
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return schemaVersion(db);
+  } finally {
+    db.close();
+  }
+}

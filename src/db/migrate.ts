@@ -37,6 +37,7 @@ export function readMigrations(sqlDir: string): Migration[] {
   });
   migrations.sort((a, b) => a.version - b.version);
   migrations.forEach((migration, index) => {
+    if (migration.version === 0) throw new MigrationError(`${migration.file}: migrations are numbered from 1`);
     if (migration.version === index) {
       throw new MigrationError(`duplicate migration number ${migration.version}: ${migration.file}`);
     }
@@ -70,14 +71,18 @@ function applyOne(db: DatabaseSync, migration: Migration): boolean {
   }
 }
 
+/** Refuses a database written by a newer build: its schema is unknown to this one. */
+export function assertNotNewer(current: number, latest: number): void {
+  if (current > latest) {
+    throw new MigrationError(`database is at version ${current}, newer than the newest migration (${latest}); refusing to touch it`);
+  }
+}
+
 /** Applies every migration above the database's user_version, each in its own transaction. */
 export function migrate(db: DatabaseSync, sqlDir: string = DEFAULT_SQL_DIR): MigrationResult {
   const migrations = readMigrations(sqlDir);
   const from = schemaVersion(db);
-  const latest = migrations.at(-1)?.version ?? 0;
-  if (from > latest) {
-    throw new MigrationError(`database is at version ${from}, newer than the newest migration (${latest}); refusing to touch it`);
-  }
+  assertNotNewer(from, migrations.at(-1)?.version ?? 0);
   const applied: string[] = [];
   for (const migration of migrations.filter((m) => m.version > from)) {
     if (applyOne(db, migration)) applied.push(migration.file);

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, test } from 'node:test';
+import { latestVersion, readMigrations } from '../../src/db/migrate.ts';
+import { BIN, linesOf, type RunResult, runBin } from '../support/cli.ts';
+
+const folders: string[] = [];
+after(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-migrate-'));
+  folders.push(dir);
+  return dir;
+}
+
+function versionOf(dbPath: string): number {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    return Number(db.prepare('PRAGMA user_version').get()?.['user_version']);
+  } finally {
+    db.close();
+  }
+}
+
+/** The one JSON line migrate logs on stdout. */
+function logLine(result: RunResult): { level: number; msg: string } & Record<string, unknown> {
+  const lines = linesOf(result.stdout);
+  assert.equal(lines.length, 1, `one line on stdout: ${result.stdout}`);
+  return JSON.parse(lines[0] ?? '') as { level: number; msg: string };
+}
+
+const migrateAt = (dbPath: string, args: string[] = []): Promise<RunResult> => runBin(BIN.migrate, args, { env: { SVC_DB_PATH: dbPath } });
+const LATEST = latestVersion();
+const ALL_FILES = readMigrations(join(import.meta.dirname, '../../sql')).map((m) => m.file);
+
+test('migrate creates the file and its folders, then a second run says it is already current', async () => {
+  const dbPath = join(tempDir(), 'nested', 'deeper', 'app.db');
+  const first = await migrateAt(dbPath);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stderr, '');
+  const applied = logLine(first);
+  assert.equal(applied.level, 30);
+  assert.match(applied.msg, new RegExp(`migrated .* from version 0 to ${LATEST}`));
+  assert.deepEqual(applied['applied'], ALL_FILES);
+  assert.equal(versionOf(dbPath), LATEST);
+
+  const bytes = readFileSync(dbPath);
+  const second = await migrateAt(dbPath);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(logLine(second).msg, new RegExp(`already current \\(version ${LATEST}\\)`));
+  assert.deepEqual(readFileSync(dbPath), bytes, 'the second run changed no byte');
+});
+
+test('--status on a missing file reports every file pending and creates nothing', async () => {
+  const folder = join(tempDir(), 'absent');
+  const dbPath = join(folder, 'app.db');
+  const result = await migrateAt(dbPath, ['--status']);
+  assert.equal(result.code, 0, result.stderr);
+  const line = logLine(result);
+  assert.deepEqual([line['current'], line['latest'], line['pending']], [0, LATEST, ALL_FILES]);
+  assert.match(line.msg, new RegExp(`version 0, newest is ${LATEST}: ${ALL_FILES.length} pending`));
+  assert.equal(existsSync(folder), false, 'neither the file nor its folder was created');
+});
+
+test('--status on a current database says so and changes nothing', async () => {
+  const dbPath = join(tempDir(), 'app.db');
+  assert.equal((await migrateAt(dbPath)).code, 0);
+  const bytes = readFileSync(dbPath);
+  const result = await migrateAt(dbPath, ['--status']);
+  assert.equal(result.code, 0, result.stderr);
+  const line = logLine(result);
+  assert.deepEqual([line['current'], line['pending']], [LATEST, []]);
+  assert.match(line.msg, /: current$/);
+  assert.deepEqual(readFileSync(dbPath), bytes);
+});
+
+test('a database newer than this build is refused, byte for byte unchanged', async () => {
+  const dbPath = join(tempDir(), 'app.db');
+  // Written in SQLite's default rollback-journal mode: opening it for writing in WAL mode would alter it.
+  const db = new DatabaseSync(dbPath);
+  db.exec(`CREATE TABLE from_the_future (x); PRAGMA user_version = ${LATEST + 1}`);
+  db.close();
+  const bytes = readFileSync(dbPath);
+  for (const args of [[], ['--status']]) {
+    const result = await migrateAt(dbPath, args);
+    if (args.length === 0) {
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, new RegExp(`^migration refused: database is at version ${LATEST + 1}, newer than the newest migration \\(${LATEST}\\)`));
+      assert.equal(linesOf(result.stderr).length, 1);
+    } else {
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(logLine(result).msg, /newer than this build/);
+    }
+    assert.deepEqual(readFileSync(dbPath), bytes);
+    assert.equal(existsSync(`${dbPath}-wal`), false);
+  }
+});
+
+test('an empty (0 byte) file is a database at version 0 and gets migrated', async () => {
+  const dir = tempDir();
+  const dbPath = join(dir, 'empty.db');
+  new DatabaseSync(dbPath).close(); // SQLite leaves a new, unused database at 0 bytes
+  assert.equal(readFileSync(dbPath).length, 0);
+  const result = await migrateAt(dbPath);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(versionOf(dbPath), LATEST);
+});
+
+test('two migrations started at the same moment: one applies, the other finds it current', async () => {
+  // A few rounds, since two processes may or may not overlap exactly; every round must end the same way.
+  for (let round = 0; round < 3; round++) {
+    const dbPath = join(tempDir(), 'fresh', 'app.db');
+    const results = await Promise.all([migrateAt(dbPath), migrateAt(dbPath)]);
+    for (const result of results) assert.equal(result.code, 0, `exit 0, stderr: ${result.stderr}`);
+    const messages = results.map((result) => logLine(result).msg).sort();
+    assert.match(messages[0] ?? '', /already current/, messages.join(' | '));
+    assert.match(messages[1] ?? '', /migrated .* from version 0/, messages.join(' | '));
+    assert.equal(versionOf(dbPath), LATEST);
+  }
+});
+
+test('an unknown argument is refused with the usage', async () => {
+  const dbPath = join(tempDir(), 'app.db');
+  const result = await migrateAt(dbPath, ['--force']);
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /unknown argument --force; usage: node bin\/migrate\.js \[--status\]/);
+  assert.equal(existsSync(dbPath), false);
+});
+
+test('an invalid variable stops migrate with one line before it touches anything', async () => {
+  const dbPath = join(tempDir(), 'app.db');
+  const result = await runBin(BIN.migrate, [], { env: { SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'sometimes' } });
+  assert.equal(result.code, 1);
+  assert.deepEqual(linesOf(result.stderr), ['invalid SVC_DB_DURABILITY="sometimes": expected one of full, normal']);
+  assert.equal(existsSync(dbPath), false);
+});

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+/** Asserts `env` is refused with one line naming the variable, the value and what is allowed. */
+function assertRefused(env: Record<string, string>, name: string, shown: string, allowed: RegExp): void {
+  assert.throws(
+    () => loadConfig(env),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+      assert.ok(!error.message.includes('\n'), 'the message is one line');
+      assert.ok(error.message.includes(name), `"${error.message}" names ${name}`);
+      assert.ok(error.message.includes(JSON.stringify(shown)), `"${error.message}" shows the value ${shown}`);
+      assert.match(error.message, allowed);
+      return true;
+    },
+  );
+}
+
+test('an empty environment gives the documented defaults', () => {
+  assert.deepEqual(loadConfig({}), {
+    port: 3000,
+    host: '127.0.0.1',
+    dbPath: 'data/app.db',
+    durability: 'full',
+    workers: 1,
+    logLevel: 'info',
+    bodyLimitBytes: 16_384,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 65_000,
+    maxConnections: 10_000,
+    shutdownTimeoutMs: 10_000,
+    trustProxy: [],
+    rateLimit: 0,
+    rateLimitWindowS: 60,
+    apiToken: '',
+  });
+});
+
+test('an empty string means the default, for every variable', () => {
+  const names = [
+    'SVC_PORT', 'SVC_HOST', 'SVC_DB_PATH', 'SVC_DB_DURABILITY', 'SVC_WORKERS', 'SVC_LOG_LEVEL',
+    'SVC_BODY_LIMIT_BYTES', 'SVC_HEADERS_TIMEOUT_MS', 'SVC_REQUEST_TIMEOUT_MS', 'SVC_KEEP_ALIVE_TIMEOUT_MS',
+    'SVC_MAX_CONNECTIONS', 'SVC_SHUTDOWN_TIMEOUT_MS', 'SVC_TRUST_PROXY', 'SVC_RATE_LIMIT',
+    'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN',
+  ];
+  const empty = Object.fromEntries(names.map((name) => [name, '']));
+  assert.deepEqual(loadConfig(empty), loadConfig({}));
+});
+
+test('variables that are not SVC_* are ignored', () => {
+  assert.deepEqual(loadConfig({ PORT: 'abc', HOST: '!', SVC_UNKNOWN: 'x' }), loadConfig({}));
+});
+
+// [variable, config key, min, max]: every integer variable, with its range.
+const INTEGERS = [
+  ['SVC_PORT', 'port', 0, 65_535],
+  ['SVC_BODY_LIMIT_BYTES', 'bodyLimitBytes', 1, 64 * 1024 * 1024],
+  ['SVC_HEADERS_TIMEOUT_MS', 'headersTimeoutMs', 100, 600_000],
+  ['SVC_REQUEST_TIMEOUT_MS', 'requestTimeoutMs', 100, 3_600_000],
+  ['SVC_KEEP_ALIVE_TIMEOUT_MS', 'keepAliveTimeoutMs', 100, 3_600_000],
+  ['SVC_MAX_CONNECTIONS', 'maxConnections', 1, 1_000_000],
+  ['SVC_SHUTDOWN_TIMEOUT_MS', 'shutdownTimeoutMs', 0, 600_000],
+  ['SVC_RATE_LIMIT', 'rateLimit', 0, 1_000_000_000],
+  ['SVC_RATE_LIMIT_WINDOW_S', 'rateLimitWindowS', 1, 86_400],
+] as const;
+
+// The request timeout must stay at or above the headers timeout, so test each alone with room for it.
+function envWith(name: string, value: string): Record<string, string> {
+  if (name === 'SVC_HEADERS_TIMEOUT_MS') return { [name]: value, SVC_REQUEST_TIMEOUT_MS: '3600000' };
+  if (name === 'SVC_REQUEST_TIMEOUT_MS') return { [name]: value, SVC_HEADERS_TIMEOUT_MS: '100' };
+  return { [name]: value };
+}
+
+for (const [name, key, min, max] of INTEGERS) {
+  test(`${name} accepts integers from ${min} to ${max}`, () => {
+    assert.equal(loadConfig(envWith(name, String(min)))[key], min);
+    assert.equal(loadConfig(envWith(name, String(max)))[key], max);
+    assert.equal(loadConfig(envWith(name, ` ${min + 1} `))[key], min + 1, 'surrounding white space is ignored');
+  });
+
+  test(`${name} refuses non-numbers, negatives, fractions and values out of range`, () => {
+    const allowed = new RegExp(`an integer from ${min} to ${max}`);
+    const bad = ['abc', '12abc', '-1', '1.5', '1e3', '0x10', '+5', String(max + 1), '99999999999999999999', 'Infinity', 'NaN', ' '];
+    if (min > 0) bad.push(String(min - 1));
+    for (const value of bad) assertRefused(envWith(name, value), name, value, allowed);
+  });
+}
+
+test('SVC_PORT=0 asks for any free port', () => {
+  assert.equal(loadConfig({ SVC_PORT: '0' }).port, 0);
+});
+
+test('SVC_HOST takes IPv4, IPv6 and host names, and refuses anything else', () => {
+  for (const host of ['0.0.0.0', '::', '::1', '10.1.2.3', 'localhost', 'api.example.com']) {
+    assert.equal(loadConfig({ SVC_HOST: host }).host, host);
+  }
+  for (const bad of ['not a host', 'http://localhost', 'host:3000', '-leading.example', '1.2.3.4/24']) {
+    assertRefused({ SVC_HOST: bad }, 'SVC_HOST', bad, /an IP address or a host name/);
+  }
+});
+
+test('SVC_DB_PATH is taken as given', () => {
+  assert.equal(loadConfig({ SVC_DB_PATH: '/var/lib/svc/app.db' }).dbPath, '/var/lib/svc/app.db');
+  assert.equal(loadConfig({ SVC_DB_PATH: ':memory:' }).dbPath, ':memory:');
+});
+
+test('SVC_DB_DURABILITY is full or normal, in any letter case', () => {
+  assert.equal(loadConfig({ SVC_DB_DURABILITY: 'normal' }).durability, 'normal');
+  assert.equal(loadConfig({ SVC_DB_DURABILITY: 'FULL' }).durability, 'full');
+  for (const bad of ['off', 'fsync', '1', 'extra']) {
+    assertRefused({ SVC_DB_DURABILITY: bad }, 'SVC_DB_DURABILITY', bad, /one of full, normal/);
+  }
+});
+
+test('SVC_WORKERS is an integer from 1 to 64, or auto for one per CPU', () => {
+  assert.equal(loadConfig({ SVC_WORKERS: '4' }).workers, 4);
+  assert.equal(loadConfig({ SVC_WORKERS: '64' }).workers, 64);
+  assert.equal(loadConfig({ SVC_WORKERS: 'auto' }).workers, availableParallelism());
+  assert.equal(loadConfig({ SVC_WORKERS: 'AUTO' }).workers, availableParallelism());
+  for (const bad of ['0', '65', '-2', '1.5', 'many', 'automatic']) {
+    assertRefused({ SVC_WORKERS: bad }, 'SVC_WORKERS', bad, /an integer from 1 to 64, or auto/);
+  }
+});
+
+test('SVC_LOG_LEVEL is one of the pino levels or silent', () => {
+  for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+    assert.equal(loadConfig({ SVC_LOG_LEVEL: level }).logLevel, level);
+  }
+  assert.equal(loadConfig({ SVC_LOG_LEVEL: 'Debug' }).logLevel, 'debug');
+  for (const bad of ['verbose', 'warning', '30', 'none']) {
+    assertRefused({ SVC_LOG_LEVEL: bad }, 'SVC_LOG_LEVEL', bad, /one of fatal, error, warn, info, debug, trace, silent/);
+  }
+});
+
+test('SVC_TRUST_PROXY takes comma-separated IPs and CIDR ranges', () => {
+  const value = '10.0.0.1, 192.168.0.0/16,::1,fd00::/8';
+  assert.deepEqual(loadConfig({ SVC_TRUST_PROXY: value }).trustProxy, ['10.0.0.1', '192.168.0.0/16', '::1', 'fd00::/8']);
+  assert.deepEqual(loadConfig({ SVC_TRUST_PROXY: '  ' }).trustProxy, []);
+});
+
+test('SVC_TRUST_PROXY refuses host names, bad prefixes and empty entries', () => {
+  const bad = ['localhost', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/', '10.0.0.0/8/8', '10.0.0.0/x', '10.0.0.1,,10.0.0.2', '10.0.0.1,', '300.1.1.1'];
+  for (const value of bad) {
+    assertRefused({ SVC_TRUST_PROXY: value }, 'SVC_TRUST_PROXY', value, /comma-separated list of IP addresses or CIDR ranges/);
+  }
+});
+
+test('SVC_API_TOKEN takes 16..512 visible ASCII characters', () => {
+  const token = 'A1b2C3d4E5f6G7h8-_.~';
+  assert.equal(loadConfig({ SVC_API_TOKEN: token }).apiToken, token);
+  assert.equal(loadConfig({ SVC_API_TOKEN: 'x'.repeat(512) }).apiToken, 'x'.repeat(512));
+});
+
+test('a bad SVC_API_TOKEN is refused without echoing the secret', () => {
+  for (const bad of ['short', 'has a space in it here', 'x'.repeat(513), 'tøken-with-non-ascii-1234']) {
+    assertRefused({ SVC_API_TOKEN: bad }, 'SVC_API_TOKEN', '<redacted>', /16\.\.512 visible ASCII characters/);
+    assert.throws(() => loadConfig({ SVC_API_TOKEN: bad }), (error: Error) => !error.message.includes(bad));
+  }
+});
+
+test('the headers timeout may not exceed the request timeout (node:http refuses it)', () => {
+  const equal = loadConfig({ SVC_HEADERS_TIMEOUT_MS: '5000', SVC_REQUEST_TIMEOUT_MS: '5000' });
+  assert.equal(equal.headersTimeoutMs, 5000);
+  assertRefused(
+    { SVC_HEADERS_TIMEOUT_MS: '20000', SVC_REQUEST_TIMEOUT_MS: '10000' },
+    'SVC_HEADERS_TIMEOUT_MS',
+    '20000',
+    /at most SVC_REQUEST_TIMEOUT_MS \(10000\)/,
+  );
+  // Against the default request timeout (30 s) too.
+  assertRefused({ SVC_HEADERS_TIMEOUT_MS: '30001' }, 'SVC_HEADERS_TIMEOUT_MS', '30001', /at most SVC_REQUEST_TIMEOUT_MS \(30000\)/);
+});
+
+test('the first invalid variable is the one reported', () => {
+  assertRefused({ SVC_PORT: 'abc', SVC_LOG_LEVEL: 'loud' }, 'SVC_PORT', 'abc', /an integer from 0 to 65535/);
+});

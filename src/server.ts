@@ -57,6 +57,8 @@ export async function startServer(config: Config, options: { logger?: Logger; db
       requestTimeout: config.requestTimeoutMs,
       keepAliveTimeout: config.keepAliveTimeoutMs,
       connectionsCheckingInterval: Math.min(1_000, config.headersTimeoutMs),
+      // The app refuses a missing Host itself, with a problem document and the security headers.
+      requireHostHeader: false,
     },
     app,
   );

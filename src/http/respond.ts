@@ -16,10 +16,17 @@ function hasUnreadBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+// node:http's parser stops reading a connection after an Upgrade request that no one upgraded,
+// so the next request on it would hang: such a connection closes after its answer.
+function mustClose(req: IncomingMessage, status: number, extra: Readonly<Record<string, string>>): boolean {
+  if (extra['connection'] !== undefined) return false;
+  return req.headers.upgrade !== undefined || (status >= 400 && hasUnreadBody(req));
+}
+
 function send(req: IncomingMessage, res: ServerResponse, status: number, type: string, json: string, extra: Readonly<Record<string, string>>, requestId: string): void {
   const headers = [...BASE_HEADERS, 'x-request-id', requestId, 'content-type', type, 'content-length', String(Buffer.byteLength(json))];
   for (const name in extra) headers.push(name, extra[name] as string);
-  if (status >= 400 && hasUnreadBody(req)) headers.push('connection', 'close');
+  if (mustClose(req, status, extra)) headers.push('connection', 'close');
   res.writeHead(status, reasonPhrase(status), headers);
   res.end(json);
 }

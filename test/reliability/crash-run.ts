@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { migratedDatabaseFile } from '../support/server.ts';
+import { type Random, seededRandom } from './seeded-random.ts';
+import { spawnServer, type SpawnedServer } from './spawned-server.ts';
+
+/** How many times to kill the server, with how many concurrent writers, from which seed. */
+export interface CrashOptions {
+  kills: number;
+  seed: number;
+  writers?: number;
+  log?: (message: string) => void;
+}
+
+/** What a run proved, for the report. */
+export interface CrashFigures {
+  kills: number;
+  attempted: number;
+  /** Answered 201 before the kill; each was then read back identical. */
+  acknowledged: number;
+  /** In flight when the server died (no answer). */
+  inDoubt: number;
+  /** Keyed creates retried after a restart (in doubt or acknowledged); each exists exactly once. */
+  keyedRetries: number;
+  replayed: number;
+}
+
+/** One create sent: its body, its key, and the 201 body when it was acknowledged. */
+interface Attempt {
+  body: { name: string; priceInCents: number; status: number };
+  key: string | null;
+  ack: Record<string, unknown> | null;
+}
+
+async function post(url: string, attempt: Attempt): Promise<Response> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (attempt.key !== null) headers['idempotency-key'] = attempt.key;
+  return fetch(`${url}/api/products`, { method: 'POST', headers, body: JSON.stringify(attempt.body) });
+}
+
+// One writer: creates one product after another until the server dies under it.
+async function writer(url: string, round: number, id: number, random: Random, attempts: Attempt[]): Promise<void> {
+  for (let n = 0; n < 100_000; n++) {
+    const name = `crash r${round} w${id} n${n} ${random.int(1e9)}`;
+    const key = random.chance(0.4) ? `crash-${round}-${id}-${n}` : null;
+    const attempt: Attempt = { body: { name, priceInCents: random.int(1_000_000), status: random.pick([1, 2]) }, key, ack: null };
+    attempts.push(attempt);
+    let response: Response;
+    try {
+      response = await post(url, attempt);
+      if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
+      attempt.ack = (await response.json()) as Record<string, unknown>;
+    } catch (error) {
+      if ((error as Error).message.startsWith('create answered')) throw error;
+      return; // the server was killed: this attempt is in doubt, and the writer stops
+    }
+  }
+}
+
+function integrityOk(dbPath: string): void {
+  const db = new DatabaseSync(dbPath);
+  try {
+    const rows = db.prepare('PRAGMA integrity_check').all();
+    assert.deepEqual(rows.map((row) => row['integrity_check']), ['ok']);
+  } finally {
+    db.close();
+  }
+}
+
+function rowsNamed(dbPath: string, name: string): number {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    return Number(db.prepare('SELECT count(*) AS n FROM products WHERE name = ?').get(name)?.['n']);
+  } finally {
+    db.close();
+  }
+}
+
+// Every acknowledged create must read back exactly as it was acknowledged.
+async function verifyAcknowledged(url: string, attempts: readonly Attempt[]): Promise<void> {
+  for (const attempt of attempts) {
+    if (attempt.ack === null) continue;
+    const response = await fetch(`${url}/api/products/${String(attempt.ack['id'])}`);
+    assert.equal(response.status, 200, `acknowledged product ${String(attempt.ack['id'])} is missing after a crash`);
+    assert.deepEqual(await response.json(), attempt.ack);
+  }
+}
+
+// A client that did not hear back retries with the same key: it must end with exactly one row.
+async function retryInDoubt(server: SpawnedServer, dbPath: string, attempts: readonly Attempt[], figures: CrashFigures): Promise<void> {
+  for (const attempt of attempts) {
+    if (attempt.key === null) {
+      if (attempt.ack === null) assert.ok(rowsNamed(dbPath, attempt.body.name) <= 1, 'an unkeyed create landed twice');
+      continue;
+    }
+    const response = await post(server.url, attempt);
+    assert.equal(response.status, 201, `retry of ${attempt.key} answered ${response.status}`);
+    const body = (await response.json()) as Record<string, unknown>;
+    const replayed = response.headers.get('idempotent-replayed') === 'true';
+    if (attempt.ack !== null) {
+      assert.ok(replayed, `retry of acknowledged ${attempt.key} was not a replay`);
+      assert.deepEqual(body, attempt.ack, 'a replay must return the original response');
+    }
+    if (replayed) figures.replayed++;
+    figures.keyedRetries++;
+    assert.equal(rowsNamed(dbPath, attempt.body.name), 1, `${attempt.key} must exist exactly once`);
+    attempt.ack = body;
+  }
+}
+
+/** Kills a durable server with SIGKILL at seeded random moments under concurrent creates, and checks every promise. */
+export async function runCrashRounds(options: CrashOptions): Promise<CrashFigures> {
+  const random = seededRandom(options.seed);
+  const { dir, dbPath } = migratedDatabaseFile();
+  const env = { SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'full', SVC_LOG_LEVEL: 'info' };
+  const figures: CrashFigures = { kills: 0, attempted: 0, acknowledged: 0, inDoubt: 0, keyedRetries: 0, replayed: 0 };
+  const all: Attempt[] = [];
+  let server: SpawnedServer | null = null;
+  try {
+    for (let round = 0; round < options.kills; round++) {
+      server = await spawnServer(env, dirname(dbPath));
+      const attempts: Attempt[] = [];
+      const writers = Array.from({ length: options.writers ?? 8 }, (_, id) => writer(server!.url, round, id, random, attempts));
+      await sleep(random.between(50, 600));
+      await server.kill('SIGKILL');
+      await Promise.all(writers);
+      figures.kills++;
+      const acked = attempts.filter((a) => a.ack !== null).length;
+      figures.attempted += attempts.length;
+      figures.acknowledged += acked;
+      figures.inDoubt += attempts.length - acked;
+      integrityOk(dbPath);
+      server = await spawnServer(env, dirname(dbPath));
+      await verifyAcknowledged(server.url, all);
+      await retryInDoubt(server, dbPath, attempts, figures);
+      await verifyAcknowledged(server.url, attempts);
+      await server.kill('SIGTERM');
+      all.push(...attempts);
+      options.log?.(`kill ${round + 1}/${options.kills}: ${attempts.length} creates sent, ${acked} acknowledged before the kill`);
+    }
+    integrityOk(dbPath);
+    return figures;
+  } finally {
+    await server?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SERVE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'serve.js');
+
+/** `bin/serve.js` running as a child process, as an operator would run it. */
+export interface SpawnedServer {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Every stdout line so far (one JSON object each). */
+  readonly stdout: string[];
+  readonly stderr: () => string;
+  /** Sends `signal` and resolves once the process has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+// The caller's own SVC_* variables must not leak into a test server.
+function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) base[name] = value;
+  return { ...base, SVC_PORT: '0', SVC_HOST: '127.0.0.1', ...env };
+}
+
+/** Spawns `bin/serve.js` with `env` (cwd = `cwd`, so no stray `.env` is read) and waits for its URL. */
+export function spawnServer(env: Record<string, string>, cwd: string, startTimeoutMs = 15_000): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [SERVE], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  let stderr = '';
+  let partial = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    stderr += text;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within ${startTimeoutMs} ms: ${stderr}`));
+    }, startTimeoutMs);
+    let url: string | undefined;
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      stdout.push(...lines);
+      if (url !== undefined || stdout.length === 0) return;
+      const first = JSON.parse(stdout[0] as string) as { url?: string };
+      url = first.url;
+      clearTimeout(timer);
+      if (url === undefined) reject(new Error(`first log line has no url: ${stdout[0]}`));
+      else resolve(server(url));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (url === undefined) reject(new Error(`server exited (${code ?? signal}) before listening: ${stderr}`));
+    });
+  });
+
+  function server(url: string): SpawnedServer {
+    return {
+      url,
+      pid: child.pid as number,
+      child,
+      stdout,
+      stderr: () => stderr,
+      async kill(signal = 'SIGKILL') {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        await exited;
+      },
+    };
+  }
+}
+
+/** Resident memory of a process in bytes, from /proc (Linux). */
+export function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(kb) * 1024;
+}
+
+/** How many file descriptors a process holds open, from /proc (Linux). */
+export function openFileDescriptors(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}

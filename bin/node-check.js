@@ -31,6 +31,16 @@ export function requireSupportedNode() {
   process.exit(1);
 }
 
+/** Drops Node 22's "SQLite is an experimental feature" warning: depending on node:sqlite is the design. */
+export function silenceSqliteWarning() {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const text = typeof warning === 'string' ? warning : warning?.message;
+    if (typeof text === 'string' && text.startsWith('SQLite is an experimental feature')) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+}
+
 /** The entry module: TypeScript sources in a checkout, compiled output inside node_modules. */
 export function entry(name) {
   const compiled = import.meta.url.includes('/node_modules/');

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Starts the HTTP service on a migrated database (API.md §8). It never migrates.
-import { entry, requireSupportedNode } from './node-check.js';
+import { entry, requireSupportedNode, silenceSqliteWarning } from './node-check.js';
 
 requireSupportedNode();
+silenceSqliteWarning();
 const { main } = await import(entry('serve'));
 await main(process.env);

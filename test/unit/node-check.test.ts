@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MINIMUM_NODE, unsupportedNodeMessage } from '../../bin/node-check.js';
+import { MINIMUM_NODE, silenceSqliteWarning, unsupportedNodeMessage } from '../../bin/node-check.js';
 
 test('the minimum is 22.18.0', () => {
   assert.equal(MINIMUM_NODE, '22.18.0');
@@ -37,4 +37,19 @@ test('supported versions get no message', () => {
 
 test('the Node running these tests is supported', () => {
   assert.equal(unsupportedNodeMessage(process.version), null);
+});
+
+test('silenceSqliteWarning drops only the SQLite experimental warning', async () => {
+  const seen: string[] = [];
+  const listener = (warning: Error): void => {
+    seen.push(warning.message);
+  };
+  process.on('warning', listener);
+  silenceSqliteWarning();
+  process.emitWarning('SQLite is an experimental feature and might change at any time', 'ExperimentalWarning');
+  process.emitWarning('something else is experimental', 'ExperimentalWarning');
+  process.emitWarning(new Error('an Error object still gets through'));
+  await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+  process.off('warning', listener);
+  assert.deepEqual(seen, ['something else is experimental', 'an Error object still gets through']);
 });

@@ -18,8 +18,9 @@ export function unsupportedNodeMessage(version) {
     `This service needs Node.js ${MINIMUM_NODE} or newer (on the 23 line, 23.6.0 or newer) ` +
     'for node:sqlite and TypeScript type stripping; ' +
     `this is Node.js ${String(version).replace(/^v/, '')}.\n` +
-    'Run it through npm (npm start, npm run migrate, npm run serve): `npm install` brings the pinned Node 24\n' +
-    'and npm scripts put it first on the PATH. Or install Node 24 LTS from https://nodejs.org.\n'
+    'After `npm install`, which brings the pinned Node 24, run it through npm so that Node is used:\n' +
+    '`npm start`, `npm run migrate`, `npm run serve`, or `npx node bin/serve.js`.\n' +
+    'Or install Node 24 LTS from https://nodejs.org.\n'
   );
 }
 

@@ -13,6 +13,7 @@ test('a Node just below the minimum gets a message naming the minimum and how to
   assert.match(message, /this is Node\.js 22\.17\.9/);
   assert.match(message, /npm install/);
   assert.match(message, /npm start/);
+  assert.match(message, /npx node bin\/serve\.js/);
   assert.match(message, /Node 24/);
 });
 

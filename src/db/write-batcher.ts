@@ -54,7 +54,11 @@ export class WriteBatcher {
       for (const item of batch) outcomes.push(runInSavepoint(db, item.work));
       db.exec('COMMIT');
     } catch (error) {
-      if (db.isTransaction) db.exec('ROLLBACK');
+      // A closed or broken database throws here too; the waiting requests must still be
+      // answered (with the first error), or they hang and the throw escapes as uncaught.
+      try {
+        if (db.isOpen && db.isTransaction) db.exec('ROLLBACK');
+      } catch {}
       for (const item of batch) item.reject(error);
       return;
     }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { HttpError } from '../http/errors.ts';
 
 /** A validated list request: page size and the id to continue below (exclusive). */
@@ -23,15 +24,29 @@ export function pageOf<T extends { id: number }>(request: PageRequest, fetch: (l
   return { items, nextBeforeId: items.at(-1)?.id ?? null };
 }
 
-// The cursor names its resource so one list's cursor is not taken by another.
+const CHECKSUM_BYTES = 4;
+
+const checksumOf = (text: string): Buffer => createHash('sha256').update(text).digest().subarray(0, CHECKSUM_BYTES);
+
+/**
+ * The opaque cursor for "ids below `beforeId`" in `resource`'s list. It names its resource, so
+ * one list's cursor is not taken by another, and carries a checksum, so a cursor damaged in
+ * transit (cut short, a character changed) is refused instead of silently paging elsewhere.
+ */
 export function encodeCursor(resource: string, beforeId: number): string {
-  return Buffer.from(`${resource}:${beforeId}`).toString('base64url');
+  const text = `${resource}:${beforeId}`;
+  return Buffer.concat([Buffer.from(text, 'latin1'), checksumOf(text)]).toString('base64url');
 }
 
 /** The id a cursor stands for, or null when it is not one this service issued for `resource`. */
 export function decodeCursor(resource: string, cursor: string): number | null {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
-  const match = /^([a-z]+):([1-9]\d{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!/^[A-Za-z0-9_-]{1,80}$/.test(cursor)) return null;
+  const bytes = Buffer.from(cursor, 'base64url');
+  // Node's decoder skips junk and spare bits; only the exact text this service wrote counts.
+  if (bytes.length <= CHECKSUM_BYTES || bytes.toString('base64url') !== cursor) return null;
+  const text = bytes.subarray(0, -CHECKSUM_BYTES).toString('latin1');
+  if (!bytes.subarray(-CHECKSUM_BYTES).equals(checksumOf(text))) return null;
+  const match = /^([a-z]+):([1-9]\d{0,15})$/.exec(text);
   if (match === null || match[1] !== resource) return null;
   const id = Number(match[2]);
   return Number.isSafeInteger(id) ? id : null;

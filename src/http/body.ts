@@ -41,9 +41,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       cleanup();
       resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
     };
-    const onError = (error: Error): void => {
+    // The client hung up, or a timeout cut it off, mid-body: a client error, not an unexpected one.
+    const onError = (): void => {
       cleanup();
-      reject(error);
+      reject(new HttpError('bad_request', { detail: 'The request body ended before it was complete.' }));
     };
     const cleanup = (): void => {
       req.off('data', onData);

@@ -10,9 +10,12 @@ export function isJsonContentType(header: string | undefined): boolean {
   const [type = '', ...parameters] = header.split(';');
   if (type.trim().toLowerCase() !== 'application/json') return false;
   return parameters.every((parameter) => {
-    const [name = '', value = ''] = parameter.split('=');
-    const unquoted = value.trim().replace(/^"(.*)"$/, '$1');
-    return name.trim().toLowerCase() === 'charset' && unquoted.toLowerCase() === 'utf-8';
+    // RFC 9110 §5.6.6 allows empty parameters (`application/json;`).
+    if (parameter.trim() === '') return true;
+    const equals = parameter.indexOf('=');
+    const name = parameter.slice(0, equals === -1 ? parameter.length : equals);
+    const unquoted = parameter.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
+    return equals !== -1 && name.trim().toLowerCase() === 'charset' && unquoted.toLowerCase() === 'utf-8';
   });
 }
 

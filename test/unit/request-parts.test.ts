@@ -14,10 +14,10 @@ test('parseId takes positive safe integers in canonical form only', () => {
 });
 
 test('isJsonContentType: application/json with at most a UTF-8 charset, in any case', () => {
-  for (const header of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"', 'application/json ; CHARSET=Utf-8']) {
+  for (const header of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"', 'application/json ; CHARSET=Utf-8', 'application/json;', 'application/json; ; charset=utf-8']) {
     assert.equal(isJsonContentType(header), true, header);
   }
-  for (const header of [undefined, '', 'text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/jsonx', 'application/problem+json', 'text/json', 'application/json; boundary=x']) {
+  for (const header of [undefined, '', 'text/plain', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/jsonx', 'application/problem+json', 'text/json', 'application/json; boundary=x', 'application/json; charset=utf-8=x', 'application/json; charset', 'application/json; charset=utf8', 'application/json, text/plain']) {
     assert.equal(isJsonContentType(header), false, String(header));
   }
 });

@@ -24,8 +24,11 @@ function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, SVC_PORT: '0', SVC_HOST: '127.0.0.1', ...env };
 }
 
-/** Spawns `bin/serve.js` with `env` (cwd = `cwd`, so no stray `.env` is read) and waits for its URL. */
-export function spawnServer(env: Record<string, string>, cwd: string, startTimeoutMs = 15_000): Promise<SpawnedServer> {
+/** Which stdout lines to keep once the URL is known (all by default); a load run keeps only the telling ones. */
+export type KeepLine = (line: string) => boolean;
+
+/** Spawns `bin/serve.js` with `env` (cwd = `cwd`, so no stray `.env` is read) and waits for the first line with a `url`. */
+export function spawnServer(env: Record<string, string>, cwd: string, keep: KeepLine = () => true, startTimeoutMs = 15_000): Promise<SpawnedServer> {
   const child = spawn(process.execPath, [SERVE], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const stdout: string[] = [];
   let stderr = '';
@@ -40,16 +43,19 @@ export function spawnServer(env: Record<string, string>, cwd: string, startTimeo
       reject(new Error(`server did not start within ${startTimeoutMs} ms: ${stderr}`));
     }, startTimeoutMs);
     let url: string | undefined;
+    let started = false;
     child.stdout.setEncoding('utf8').on('data', (text: string) => {
       const lines = (partial + text).split('\n');
       partial = lines.pop() ?? '';
-      stdout.push(...lines);
-      if (url !== undefined || stdout.length === 0) return;
-      const first = JSON.parse(stdout[0] as string) as { url?: string };
-      url = first.url;
+      for (const line of lines) {
+        if (url === undefined) url = (JSON.parse(line) as { url?: string }).url;
+        else if (!keep(line)) continue;
+        stdout.push(line);
+      }
+      if (url === undefined || started) return;
+      started = true;
       clearTimeout(timer);
-      if (url === undefined) reject(new Error(`first log line has no url: ${stdout[0]}`));
-      else resolve(server(url));
+      resolve(server(url));
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);

@@ -7,6 +7,7 @@ import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import type { CreateDeps } from './http/create-handler.ts';
 import { HttpError } from './http/errors.ts';
+import { checkHostHeader } from './http/host-header.ts';
 import type { Handler, Reply, RequestContext } from './http/reply.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { sendProblem, sendReply } from './http/respond.ts';
@@ -60,6 +61,7 @@ export function createApp(options: AppOptions): App {
 
   function route(ctx: RequestContext): Reply | Promise<Reply> {
     if (draining) throw new HttpError('unavailable', { detail: 'The service is shutting down.', headers: { connection: 'close' } });
+    checkHostHeader(ctx.req);
     const match = router.match(ctx.method, ctx.path);
     if (match.kind === 'not_found') throw new HttpError('not_found');
     if (match.kind === 'method_not_allowed') {

@@ -68,6 +68,25 @@ for (const [name, seed] of [['fixed seed', FIXED_SEED], ['exploring seed', EXPLO
   });
 }
 
+test('request smuggling shapes and sloppy framing are refused with a 400 problem document', async () => {
+  const shapes = [
+    'GET /api/ping HTTP/1.1\nHost: x\n\n',
+    'GET /api/ping HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n',
+    'POST /api/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    'POST /api/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    'POST /api/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+    'GET /api/ping HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n',
+  ];
+  for (const shape of shapes) {
+    const client = new RawClient(server.url);
+    const response = await client.send(Buffer.from(shape, 'latin1'));
+    client.close();
+    assert.ok(response !== null, `no answer to ${JSON.stringify(shape)}`);
+    assert.equal(response.status, 400, JSON.stringify(shape));
+    assert.equal(answerProblem(response, false), null);
+  }
+});
+
 test('a connection stays usable after an Upgrade request that was not upgraded', async () => {
   const client = new RawClient(server.url);
   try {

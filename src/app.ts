@@ -5,12 +5,14 @@ import { latestVersion } from './db/migrate.ts';
 import { WriteBatcher } from './db/write-batcher.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
+import { createClientAddressResolver } from './http/client-address.ts';
 import type { CreateDeps } from './http/create-handler.ts';
 import { HttpError } from './http/errors.ts';
 import { checkHostHeader } from './http/host-header.ts';
 import type { Handler, Reply, RequestContext } from './http/reply.ts';
 import { requestIdFrom } from './http/request-id.ts';
 import { sendProblem, sendReply } from './http/respond.ts';
+import { rateLimitGuard } from './http/rate-limit.ts';
 import { createRouter } from './http/router.ts';
 import { createIdempotencyRepository } from './idempotency/repository.ts';
 import { IdempotentCreates } from './idempotency/idempotent-create.ts';
@@ -57,11 +59,15 @@ export function createApp(options: AppOptions): App {
   addProductRoutes(router, createProductUseCases(createProductRepository(db)), creates);
   addWorkspaceRoutes(router, createWorkspaceUseCases(createWorkspaceRepository(db)), creates);
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
+  const clientAddressOf = createClientAddressResolver(config.trustProxy);
+  const limitRate = rateLimitGuard(config.rateLimit, config.rateLimitWindowS);
   let draining = false;
 
-  function route(ctx: RequestContext): Reply | Promise<Reply> {
+  function route(ctx: RequestContext, res: ServerResponse, clientAddress: string): Reply | Promise<Reply> {
     if (draining) throw new HttpError('unavailable', { detail: 'The service is shutting down.', headers: { connection: 'close' } });
     checkHostHeader(ctx.req);
+    // Readiness probes come from orchestrators and load balancers, not clients: never limited.
+    if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, clientAddress);
     const match = router.match(ctx.method, ctx.path);
     if (match.kind === 'not_found') throw new HttpError('not_found');
     if (match.kind === 'method_not_allowed') {
@@ -83,8 +89,8 @@ export function createApp(options: AppOptions): App {
       params: {},
       requestId: requestIdFrom(req.headers['x-request-id']),
     };
+    const remoteAddress = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     const finish = (status: number): void => {
-      const remoteAddress = req.socket.remoteAddress ?? '';
       logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url, remoteAddress, statusCode: status, startedAt });
     };
     const fail = (error: unknown): void => {
@@ -93,15 +99,18 @@ export function createApp(options: AppOptions): App {
         res.destroy();
         return;
       }
+      // Once draining, a request that was already in flight still ends its connection.
+      if (draining) res.setHeader('connection', 'close');
       sendProblem(req, res, error, ctx.path, ctx.requestId);
       finish(res.statusCode);
     };
     const succeed = (reply: Reply): void => {
+      if (draining) res.setHeader('connection', 'close');
       sendReply(req, res, reply, ctx.requestId);
       finish(reply.status);
     };
     try {
-      const reply = route(ctx);
+      const reply = route(ctx, res, remoteAddress);
       if (reply instanceof Promise) reply.then(succeed, fail);
       else succeed(reply);
     } catch (error) {

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { bearerTokenCheck } from '../../src/http/auth.ts';
+import { HttpError } from '../../src/http/errors.ts';
+import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { PRODUCT } from './support.ts';
+
+/** The remoteAddress logged for the request that sent `requestId`. */
+async function loggedAddress(server: TestServer, headers: Record<string, string>): Promise<string | undefined> {
+  const requestId = `proxy-test-${Math.random().toString(36).slice(2)}`;
+  const response = await fetch(`${server.url}/api/products`, { headers: { ...headers, 'x-request-id': requestId } });
+  await response.arrayBuffer();
+  await new Promise((resolve) => setImmediate(resolve)); // log lines leave in the next turn
+  const line = server.logs.find((l) => l['reqId'] === requestId);
+  return (line?.['req'] as { remoteAddress?: string } | undefined)?.remoteAddress;
+}
+
+describe('X-Forwarded-For from a trusted proxy chain (127.0.0.1 and 10.0.0.0/8)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' });
+  });
+  after(() => server.stop());
+
+  test('the right-most untrusted hop is logged as the client', async () => {
+    assert.equal(await loggedAddress(server, { 'x-forwarded-for': '203.0.113.7' }), '203.0.113.7');
+    assert.equal(await loggedAddress(server, { 'x-forwarded-for': '6.6.6.6, 203.0.113.7, 10.1.2.3' }), '203.0.113.7');
+  });
+
+  test('a malformed hop stops the walk at the trusted hop that reported it', async () => {
+    assert.equal(await loggedAddress(server, { 'x-forwarded-for': '203.0.113.7, bogus, 10.1.2.3' }), '10.1.2.3');
+  });
+
+  test('without the header the peer itself is the client', async () => {
+    assert.equal(await loggedAddress(server, {}), '127.0.0.1');
+  });
+});
+
+describe('X-Forwarded-For when the peer is not a trusted proxy', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_TRUST_PROXY: '10.0.0.1' });
+  });
+  after(() => server.stop());
+
+  test('the header is ignored', async () => {
+    assert.equal(await loggedAddress(server, { 'x-forwarded-for': '203.0.113.7' }), '127.0.0.1');
+  });
+});
+
+describe('X-Forwarded-For with SVC_TRUST_PROXY empty', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.stop());
+
+  test('the header is ignored', async () => {
+    assert.equal(await loggedAddress(server, { 'x-forwarded-for': '203.0.113.7' }), '127.0.0.1');
+  });
+});
+
+describe('SVC_API_TOKEN', () => {
+  const token = 'correct-horse-battery-staple-42';
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_API_TOKEN: token });
+  });
+  after(() => server.stop());
+
+  const post = (headers: Record<string, string>): Promise<Response> => postJson(`${server.url}/api/products`, PRODUCT, headers);
+
+  test('a POST with the token is accepted', async () => {
+    const response = await post({ authorization: `Bearer ${token}` });
+    assert.equal(response.status, 201);
+    await response.arrayBuffer();
+    const lowerCaseScheme = await post({ authorization: `bearer ${token}` });
+    assert.equal(lowerCaseScheme.status, 201);
+    await lowerCaseScheme.arrayBuffer();
+  });
+
+  test('a POST without a token is 401 unauthorized with WWW-Authenticate: Bearer', async () => {
+    const response = await post({});
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+    const problem = (await response.json()) as { code: string };
+    assert.equal(problem.code, 'unauthorized');
+  });
+
+  test('a wrong token, a prefix of it, or another scheme is refused the same way', async () => {
+    for (const authorization of [`Bearer ${token}x`, `Bearer ${token.slice(0, -1)}`, 'Bearer short', `Basic ${token}`, 'Bearer']) {
+      const response = await post({ authorization });
+      assert.equal(response.status, 401, authorization);
+      assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+      await response.arrayBuffer();
+    }
+  });
+
+  test('reads stay open without a token', async () => {
+    for (const path of ['/api/products', '/api/workspaces', '/api/ping']) {
+      const response = await fetch(`${server.url}${path}`);
+      assert.equal(response.status, 200, path);
+      await response.arrayBuffer();
+    }
+  });
+
+  test('the token never reaches the log', async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(server.logs.length > 0);
+    assert.ok(!JSON.stringify(server.logs).includes(token));
+  });
+});
+
+test('the token check compares fixed-length digests, so any length of guess takes the same path', () => {
+  const check = bearerTokenCheck('0123456789abcdef0123');
+  check('Bearer 0123456789abcdef0123');
+  // A raw timingSafeEqual would throw RangeError on unequal lengths (and leak the length by it).
+  for (const guess of ['x', '0123456789abcdef012', '0123456789abcdef01234', 'y'.repeat(5_000)]) {
+    assert.throws(() => check(`Bearer ${guess}`), (error: unknown) => error instanceof HttpError && error.code === 'unauthorized');
+  }
+  assert.throws(() => check(undefined), (error: unknown) => error instanceof HttpError && error.status === 401);
+});

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { WriteBatcher } from '../db/write-batcher.ts';
 import { fingerprintOf, type IdempotentCreates, parseIdempotencyKey } from '../idempotency/idempotent-create.ts';
 import type { Validated } from '../shared/validation.ts';
@@ -26,15 +27,27 @@ function validationFailed(errors: Validated<never> & { ok: false }): HttpError {
 
 /** A POST handler: media type, size limit, JSON, validation, then a durable (optionally idempotent) write. */
 export function createHandler<I>(deps: CreateDeps, spec: CreateSpec<I>): Handler {
+  const readInput = async (req: IncomingMessage): Promise<{ body: unknown; input: I }> => {
+    const body = parseJson(await readBody(req, deps.bodyLimitBytes));
+    const result = spec.validate(body);
+    if (!result.ok) throw validationFailed(result);
+    return { body, input: result.value };
+  };
   return async (ctx) => {
     if (!isJsonContentType(ctx.req.headers['content-type'])) throw new HttpError('unsupported_media_type');
     const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
-    const body = parseJson(await readBody(ctx.req, deps.bodyLimitBytes));
-    const result = spec.validate(body);
-    if (!result.ok) throw validationFailed(result);
-    const input = result.value;
-    if (key === null) return deps.writes.run(() => spec.execute(input));
+    if (key === null) {
+      const { input } = await readInput(ctx.req);
+      return deps.writes.run(() => spec.execute(input));
+    }
     const scope = `${ctx.method} ${ctx.path}`;
-    return deps.idempotency.run(scope, key, fingerprintOf(scope, body), () => spec.execute(input));
+    // Claimed before the body is read: a retry sent while the first is still arriving gets 409.
+    const release = deps.idempotency.claim(scope, key);
+    try {
+      const { body, input } = await readInput(ctx.req);
+      return await deps.idempotency.run(scope, key, fingerprintOf(scope, body), () => spec.execute(input));
+    } finally {
+      release();
+    }
   };
 }

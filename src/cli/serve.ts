@@ -1,5 +1,8 @@
+import cluster from 'node:cluster';
+import { isLoopbackHost } from '../http/client-address.ts';
 import { createLogger } from '../log/logger.ts';
 import { SchemaNotReadyError, startServer } from '../server.ts';
+import { runPrimary } from '../workers/primary.ts';
 import { configOrExit } from './config-or-exit.ts';
 
 type Env = Record<string, string | undefined>;
@@ -8,8 +11,13 @@ type Env = Record<string, string | undefined>;
 export async function main(env: Env): Promise<void> {
   const config = configOrExit(env);
   const logger = createLogger(config.logLevel);
+  // Workers are forked by a primary that already warned and will log the URL once for all of them.
+  if (cluster.isPrimary && config.apiToken === '' && !isLoopbackHost(config.host)) {
+    logger.warn('listening beyond loopback without SVC_API_TOKEN: anyone who can reach the port can create', { host: config.host });
+  }
   let running;
   try {
+    if (cluster.isPrimary && config.workers > 1) return runPrimary(config, logger);
     running = await startServer(config, { logger });
   } catch (error) {
     const message = error instanceof SchemaNotReadyError ? error.message : `cannot start: ${(error as Error).message}`;
@@ -17,7 +25,7 @@ export async function main(env: Env): Promise<void> {
     process.stderr.write(`${message}\n`);
     process.exit(1);
   }
-  logger.info(`listening on ${running.url}`, { url: running.url });
+  if (cluster.isPrimary) logger.info(`listening on ${running.url}`, { url: running.url });
   const stop = (signal: string): void => {
     logger.info('shutting down', { signal });
     running.close().then(

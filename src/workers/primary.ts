@@ -1,0 +1,108 @@
+import cluster, { type Address, type Worker } from 'node:cluster';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log/logger.ts';
+import { openMigratedDatabase } from '../server.ts';
+import { RestartPolicy } from './restart-policy.ts';
+
+// How long past SVC_SHUTDOWN_TIMEOUT_MS a worker may take to exit before it is killed.
+const EXIT_GRACE_MS = 5_000;
+
+function urlOf(address: Address): string {
+  const host = address.addressType === 6 ? `[${address.address}]` : (address.address ?? '127.0.0.1');
+  return `http://${host}:${address.port}`;
+}
+
+/**
+ * The primary of SVC_WORKERS > 1: forks the workers that share the port, replaces one that dies
+ * (with back-off), gives up loudly on a crash loop, and on SIGTERM/SIGINT forwards SIGTERM to
+ * every worker and exits 0 once all have exited. It holds no database connection.
+ */
+class Supervisor {
+  readonly #config: Config;
+  readonly #logger: Logger;
+  readonly #policy: RestartPolicy;
+  readonly #live = new Set<Worker>();
+  readonly #listened = new WeakSet<Worker>();
+  readonly #restarts = new Set<NodeJS.Timeout>();
+  #exitCode: number | null = null;
+  #announced = false;
+
+  constructor(config: Config, logger: Logger) {
+    this.#config = config;
+    this.#logger = logger;
+    this.#policy = new RestartPolicy(config.workers);
+  }
+
+  start(): void {
+    cluster.on('online', (worker) => this.#logger.info('worker started', { workerPid: worker.process.pid }));
+    cluster.on('listening', (worker, address) => this.#onListening(worker, address));
+    cluster.on('exit', (worker, code, signal) => this.#onExit(worker, code, signal));
+    const stop = (signal: string): void => {
+      this.#logger.info('shutting down', { signal, workers: this.#live.size });
+      this.#stopAll(0);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    for (let i = 0; i < this.#config.workers; i++) this.#fork();
+  }
+
+  #fork(): void {
+    this.#live.add(cluster.fork());
+  }
+
+  #onListening(worker: Worker, address: Address): void {
+    this.#listened.add(worker);
+    this.#policy.listened();
+    this.#logger.info('worker listening', { workerPid: worker.process.pid });
+    if (this.#announced) return;
+    this.#announced = true;
+    const url = urlOf(address);
+    this.#logger.info(`listening on ${url}`, { url, workers: this.#config.workers });
+  }
+
+  #onExit(worker: Worker, code: number | null, signal: string | null): void {
+    this.#live.delete(worker);
+    if (this.#exitCode !== null) {
+      if (this.#live.size === 0) this.#finish();
+      return;
+    }
+    const decision = this.#policy.died(this.#listened.has(worker));
+    if (decision.giveUp) {
+      this.#logger.fatal('workers keep dying; giving up', { reason: decision.reason, code, signal });
+      this.#stopAll(1);
+      return;
+    }
+    this.#logger.error('worker died; replacing it', { workerPid: worker.process.pid, code, signal, restartInMs: decision.delayMs });
+    const timer = setTimeout(() => {
+      this.#restarts.delete(timer);
+      this.#fork();
+    }, decision.delayMs);
+    this.#restarts.add(timer);
+  }
+
+  #stopAll(code: number): void {
+    if (this.#exitCode !== null) return;
+    this.#exitCode = code;
+    this.#restarts.forEach(clearTimeout);
+    if (this.#live.size === 0) return this.#finish();
+    for (const worker of this.#live) worker.process.kill('SIGTERM');
+    setTimeout(() => {
+      this.#logger.error('workers did not exit in time; killing them', { workers: [...this.#live].map((w) => w.process.pid) });
+      this.#exitCode = 1;
+      for (const worker of this.#live) worker.process.kill('SIGKILL');
+    }, this.#config.shutdownTimeoutMs + EXIT_GRACE_MS).unref();
+  }
+
+  #finish(): void {
+    this.#logger.info('stopped', { exitCode: this.#exitCode });
+    this.#logger.flush();
+    process.exit(this.#exitCode ?? 0);
+  }
+}
+
+/** Runs the primary process: checks the schema once (never migrates), then supervises the workers. */
+export function runPrimary(config: Config, logger: Logger): void {
+  // Fails fast (SchemaNotReadyError) instead of letting every worker die on the same database.
+  openMigratedDatabase(config).close();
+  new Supervisor(config, logger).start();
+}

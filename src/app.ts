@@ -17,6 +17,8 @@ import { createRouter } from './http/router.ts';
 import { createIdempotencyRepository } from './idempotency/repository.ts';
 import { IdempotentCreates } from './idempotency/idempotent-create.ts';
 import { createLogger, type Logger } from './log/logger.ts';
+import { openApiOptionsFor } from './openapi/document.ts';
+import { addOpenApiRoutes } from './openapi/routes.ts';
 import { createProductRepository } from './products/repository.ts';
 import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
@@ -58,6 +60,7 @@ export function createApp(options: AppOptions): App {
   addReadinessRoutes(router, createReadinessRepository(db), latestVersion(options.sqlDir));
   addProductRoutes(router, createProductUseCases(createProductRepository(db)), creates);
   addWorkspaceRoutes(router, createWorkspaceUseCases(createWorkspaceRepository(db)), creates);
+  addOpenApiRoutes(router, openApiOptionsFor(config));
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
   const clientAddressOf = createClientAddressResolver(config.trustProxy);
   const limitRate = rateLimitGuard(config.rateLimit, config.rateLimitWindowS);

@@ -1,0 +1,17 @@
+// The package's public API (API.md §10): what `import … from 'svc-http-sqlite'` gives an embedding program.
+// Anything not exported here is internal and may change without notice.
+
+/** The request listener for any `node:http` server, and its options. */
+export { type App, type AppOptions, createApp } from './app.ts';
+/** Settings from SVC_* variables, validated; ConfigError names the first bad one. */
+export { type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
+/** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
+export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } from './db/database.ts';
+/** Numbered migrations; `sqlDir` defaults to the package's own `sql/`. */
+export { DEFAULT_SQL_DIR, latestVersion, migrate, MigrationError, type MigrationResult } from './db/migrate.ts';
+/** The pino-format JSON line logger the app writes its access log with. */
+export { createLogger, type LogFields, type Logger, type LogSink } from './log/logger.ts';
+/** The OpenAPI 3.1 document the app serves, for merging into a host's own document. */
+export { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.ts';
+/** The whole service on its own listener: resolves once listening, with a graceful close(). */
+export { openMigratedDatabase, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';

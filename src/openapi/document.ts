@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config.ts';
+import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
+import { headerComponents, parameterComponents } from './headers.ts';
+import { type OpenApiOptions, pathItems } from './operations.ts';
+import { ERROR_SCOPES, exampleProblem } from './problems.ts';
+import { type JsonObject, schemaComponents } from './schemas.ts';
+
+export type { OpenApiOptions } from './operations.ts';
+
+// The same relative path from src/openapi and dist/openapi.
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+  license: string;
+};
+
+const SCOPE_TEXT: Readonly<Record<string, string>> = {
+  list: 'lists',
+  read: 'reads by id',
+  create: 'creates',
+  authenticated: 'creates, when a token is configured',
+  limited: 'every operation but readiness, when rate limiting is on',
+  any_operation: 'any operation',
+  any_request: 'any request, before routing',
+};
+
+function errorCatalogue(): string {
+  const rows = (Object.keys(ERRORS) as ErrorCode[]).map((code) => {
+    const { status, detail } = ERRORS[code];
+    return `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${SCOPE_TEXT[ERROR_SCOPES[code]]} | ${detail} |`;
+  });
+  return ['| status | code | where | detail |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+function description(): string {
+  const notAllowed = JSON.stringify(exampleProblem('method_not_allowed', '/api/ping'));
+  return [
+    'A JSON API for products and workspaces on node:http and node:sqlite. Bodies are JSON, UTF-8; integer enums are integers on the wire.',
+    '',
+    '**HEAD** is answered for every GET operation below, with the same status and headers and no body; it is not listed separately.',
+    '',
+    '**Any request** can also meet these responses, which belong to no operation: an unknown path is 404 `not_found`; ' +
+      'a known path with another method is 405 `method_not_allowed` with an `Allow` header listing the methods ' +
+      `(for example \`Allow: GET, HEAD\` and \`${notAllowed}\`); a request node:http cannot parse, ` +
+      'or that arrives too slowly, is answered with a problem document too (400, 408, 414, 431) and the connection closed.',
+    '',
+    'Every response, errors included, carries `X-Request-Id` and the security headers listed on each response. ' +
+      'Every error is an RFC 9457 problem document (`application/problem+json`) whose `title` is the RFC 9110 reason phrase.',
+    '',
+    errorCatalogue(),
+  ].join('\n');
+}
+
+function components(options: OpenApiOptions): JsonObject {
+  const parts: JsonObject = { schemas: schemaComponents(), parameters: parameterComponents(), headers: headerComponents(options) };
+  if (options.bearerAuth) {
+    parts['securitySchemes'] = {
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'The value of SVC_API_TOKEN; required on every POST when it is set.' },
+    };
+  }
+  return parts;
+}
+
+/** The OpenAPI 3.1 document of the service as configured by `options`. */
+export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: PACKAGE.name,
+      version: PACKAGE.version,
+      summary: 'Products, workspaces and readiness over JSON.',
+      description: description(),
+      license: { name: PACKAGE.license, identifier: PACKAGE.license },
+    },
+    // Relative: the paths resolve against wherever the document was fetched from.
+    servers: [{ url: '/', description: 'The service that served this document.' }],
+    tags: [
+      { name: 'products', description: 'Products: name, price in cents and status.' },
+      { name: 'workspaces', description: 'Workspaces: a name.' },
+      { name: 'operations', description: 'Readiness and this document.' },
+    ],
+    paths: pathItems(options),
+    components: components(options),
+  };
+}
+
+/** The options that shape the document of a service running with `config`. */
+export function openApiOptionsFor(config: Pick<Config, 'apiToken' | 'rateLimit'>): OpenApiOptions {
+  return { bearerAuth: config.apiToken !== '', rateLimited: config.rateLimit > 0 };
+}

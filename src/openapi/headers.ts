@@ -1,0 +1,96 @@
+import { SECURITY_HEADERS } from '../http/security-headers.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/paging.ts';
+import { type JsonObject, ref } from './schemas.ts';
+
+// `content-security-policy` → `ContentSecurityPolicy`, a component name Redocly accepts.
+function componentName(header: string): string {
+  return header.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
+}
+
+// `content-security-policy` → `Content-Security-Policy`, as the header is usually written.
+function displayName(header: string): string {
+  return header.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
+}
+
+const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+
+function header(description: string, schema: JsonObject, required = true): JsonObject {
+  return { description, required, schema };
+}
+
+/** `components.headers`: every response header the service documents, as configured. */
+export function headerComponents(options: { bearerAuth: boolean; rateLimited: boolean }): JsonObject {
+  const headers: JsonObject = {
+    XRequestId: header('The client\'s X-Request-Id when it is 1..128 of [A-Za-z0-9._:-], else a new UUID.', {
+      type: 'string',
+      pattern: REQUEST_ID_PATTERN,
+    }),
+    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference' }),
+    Link: header('RFC 8288 link to the next page; absent on the last page. The cursor in it is opaque.', { type: 'string' }, false),
+    IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
+  };
+  if (options.bearerAuth) headers['WwwAuthenticate'] = header('The authentication scheme to use.', { type: 'string', pattern: '^Bearer' });
+  if (options.rateLimited) {
+    headers['RetryAfter'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
+    // Sent on every response counted against the limit, so not on a 503 answered while shutting down.
+    const counted = 'IETF httpapi RateLimit header fields draft; on every response counted against the limit.';
+    headers['RateLimit'] = header(`The client's remaining quota \`r\` and seconds \`t\` until the window moves (${counted})`, {
+      type: 'string',
+      pattern: '^"[A-Za-z0-9_-]+";r=\\d+;t=\\d+$',
+    }, false);
+    headers['RateLimitPolicy'] = header(`The quota \`q\` per window of \`w\` seconds (${counted})`, {
+      type: 'string',
+      pattern: '^"[A-Za-z0-9_-]+";q=\\d+;w=\\d+$',
+    }, false);
+  }
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    headers[componentName(name)] = header('Sent on every response, errors included.', { type: 'string', const: value });
+  }
+  return headers;
+}
+
+/** The headers every response carries: X-Request-Id and the security headers of API.md §5. */
+export function everyResponseHeaders(): JsonObject {
+  const headers: JsonObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
+  for (const name of Object.keys(SECURITY_HEADERS)) headers[displayName(name)] = ref('headers', componentName(name));
+  return headers;
+}
+
+/** `components.parameters`: paging, path ids and the request headers the service reads. */
+export function parameterComponents(): JsonObject {
+  return {
+    Limit: {
+      name: 'limit',
+      in: 'query',
+      description: 'Page size. Anything else than an integer in range is 400 `invalid_query`.',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    },
+    Cursor: {
+      name: 'cursor',
+      in: 'query',
+      description: 'Opaque: copy it from the `Link` header of the previous page. One the service did not issue is 400 `invalid_query`.',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    },
+    Id: {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'A positive integer in the safe range; anything else is 404, as an unknown id is.',
+      schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+    },
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      description:
+        'Makes the create safe to retry for 24 hours: the same key and body replay the stored response ' +
+        '(`Idempotent-Replayed: true`) and create nothing; the same key with another body is 422 `idempotency_key_reused`.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
+    },
+    XRequestId: {
+      name: 'X-Request-Id',
+      in: 'header',
+      description: 'Echoed in the response, the access log and problem documents when valid; otherwise a UUID is generated.',
+      schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { ERRORS } from '../http/errors.ts';
+import { MAX_PRICE_IN_CENTS, ProductStatus } from '../products/model.ts';
+import { ReadinessStatus } from '../readiness/model.ts';
+import { MAX_NAME_LENGTH } from '../shared/validation.ts';
+
+/** A JSON object of the OpenAPI document. */
+export type JsonObject = { [key: string]: unknown };
+
+/** A `$ref` to a component of the document, e.g. `ref('schemas', 'Product')`. */
+export function ref(kind: string, name: string): JsonObject {
+  return { $ref: `#/components/${kind}/${name}` };
+}
+
+// Field error codes of API.md §4; the conformance tests provoke every one.
+const FIELD_ERROR_CODES = [
+  'required',
+  'type',
+  'not_integer',
+  'too_short',
+  'too_long',
+  'too_small',
+  'too_large',
+  'invalid_enum',
+  'invalid_characters',
+  'unknown_field',
+];
+// Codes of errors about a query parameter (`limit`, `cursor`) or a header (`Idempotency-Key`).
+const PARAMETER_ERROR_CODES = ['not_integer', 'too_small', 'too_large', 'invalid_cursor', 'invalid'];
+
+/** An integer enum: each value a `const` with its name as `title`, which generators turn into names. */
+function integerEnum(description: string, values: Readonly<Record<string, number>>): JsonObject {
+  const oneOf = Object.entries(values).map(([name, value]) => ({ const: value, title: name }));
+  return { type: 'integer', description, oneOf };
+}
+
+const id = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Assigned by the database.' };
+const createdAt = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  description: 'RFC 3339, UTC, with milliseconds.',
+};
+const name = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_NAME_LENGTH,
+  pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$',
+  description:
+    `Leading and trailing white space is trimmed and the trimmed value stored; 1..${MAX_NAME_LENGTH} ` +
+    'Unicode code points after trimming; no control characters (U+0000..U+001F, U+007F..U+009F) or lone surrogates.',
+};
+const priceInCents = { type: 'integer', minimum: 0, maximum: MAX_PRICE_IN_CENTS, description: 'A JSON number with no fraction; strings are not coerced.' };
+
+function closedObject(required: readonly string[], properties: JsonObject, extra: JsonObject = {}): JsonObject {
+  return { type: 'object', required, properties, additionalProperties: false, ...extra };
+}
+
+const product = { id: 17, name: 'Desk lamp', priceInCents: 1999, status: ProductStatus.active, createdAt: '2026-11-22T09:30:00.000Z' };
+const workspace = { id: 3, name: 'Acme', createdAt: '2026-11-22T09:30:00.000Z' };
+
+/** Examples shared by schemas and responses. */
+export const EXAMPLES = { product, workspace } as const;
+
+/** `components.schemas`: every representation and request body of API.md §1 and §3. */
+export function schemaComponents(): JsonObject {
+  const unknownFields = 'Any other member is reported as `unknown_field`.';
+  return {
+    ProductStatus: integerEnum('ProductStatus: 1 = active, 2 = archived.', ProductStatus),
+    ReadinessStatus: integerEnum('ReadinessStatus: 1 = ready, 2 = unavailable.', ReadinessStatus),
+    Product: closedObject(
+      ['id', 'name', 'priceInCents', 'status', 'createdAt'],
+      { id, name, priceInCents, status: ref('schemas', 'ProductStatus'), createdAt },
+      { examples: [product] },
+    ),
+    NewProduct: closedObject(
+      ['name', 'priceInCents'],
+      { name, priceInCents, status: { ...ref('schemas', 'ProductStatus'), default: ProductStatus.active } },
+      { description: unknownFields, examples: [{ name: product.name, priceInCents: product.priceInCents }] },
+    ),
+    Workspace: closedObject(['id', 'name', 'createdAt'], { id, name, createdAt }, { examples: [workspace] }),
+    NewWorkspace: closedObject(['name'], { name }, { description: unknownFields, examples: [{ name: workspace.name }] }),
+    Readiness: closedObject(['status', 'checks'], {
+      status: ref('schemas', 'ReadinessStatus'),
+      checks: closedObject(['database', 'schema'], { database: ref('schemas', 'ReadinessStatus'), schema: ref('schemas', 'ReadinessStatus') }),
+    }),
+    Problem: problemSchema(),
+    FieldError: closedObject(['pointer', 'code', 'detail'], {
+      pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the member; "" for the whole body.' },
+      code: { type: 'string', enum: FIELD_ERROR_CODES },
+      detail: { type: 'string' },
+    }),
+    ParameterError: closedObject(['parameter', 'code', 'detail'], {
+      parameter: { type: 'string', description: 'The query parameter or header at fault.', examples: ['limit'] },
+      code: { type: 'string', enum: PARAMETER_ERROR_CODES },
+      detail: { type: 'string' },
+    }),
+  };
+}
+
+function problemSchema(): JsonObject {
+  return closedObject(
+    ['type', 'title', 'status', 'code', 'detail', 'instance', 'requestId'],
+    {
+      type: { const: 'about:blank' },
+      title: { type: 'string', description: 'The reason phrase of `status` as RFC 9110 names it.' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      code: { type: 'string', enum: Object.keys(ERRORS), description: 'Stable and machine-readable.' },
+      detail: { type: 'string', description: 'For people; never a stack, SQL or file path.' },
+      instance: { type: 'string', description: 'The request path.' },
+      requestId: { type: 'string', description: 'The X-Request-Id of the response.' },
+      errors: { type: 'array', minItems: 1, items: { oneOf: [ref('schemas', 'FieldError'), ref('schemas', 'ParameterError')] } },
+    },
+    { description: 'An RFC 9457 problem document.' },
+  );
+}

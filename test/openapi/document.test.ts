@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { type ErrorCode, ERRORS, HttpError } from '../../src/http/errors.ts';
+import { problemFor } from '../../src/http/problem.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { buildOpenApiDocument, openApiOptionsFor } from '../../src/openapi/document.ts';
+import { ERROR_SCOPES } from '../../src/openapi/problems.ts';
+import { ProductStatus } from '../../src/products/model.ts';
+import { resolvePointer, type Schema, validate } from '../support/schema.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+type Json = Record<string, unknown>;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const VARIANTS = [
+  { SVC_API_TOKEN: '', SVC_RATE_LIMIT: '0' },
+  { SVC_API_TOKEN: 'a-token-long-enough-1234', SVC_RATE_LIMIT: '0' },
+  { SVC_API_TOKEN: '', SVC_RATE_LIMIT: '100' },
+  { SVC_API_TOKEN: 'a-token-long-enough-1234', SVC_RATE_LIMIT: '100' },
+];
+const ALL_ON = buildOpenApiDocument({ bearerAuth: true, rateLimited: true }) as Json;
+
+function operationsOf(document: Json): { key: string; operation: Json }[] {
+  return Object.entries(document['paths'] as Record<string, Json>).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method] !== undefined).map((method) => ({ key: `${method.toUpperCase()} ${path}`, operation: item[method] as Json })),
+  );
+}
+
+function problemCodesOf(operation: Json): string[] {
+  return Object.values(operation['responses'] as Record<string, Json>).flatMap((response) => {
+    const media = (response['content'] as Record<string, Json>)['application/problem+json'];
+    return media === undefined ? [] : Object.keys(media['examples'] as Json);
+  });
+}
+
+// Every node of the document, with its JSON pointer.
+function* walk(node: unknown, at = '#'): Generator<[string, Json]> {
+  if (typeof node !== 'object' || node === null) return;
+  if (!Array.isArray(node)) yield [at, node as Json];
+  for (const [key, child] of Object.entries(node)) yield* walk(child, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+}
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.stop());
+
+test('GET /api/openapi.json serves the document built for the running configuration', async () => {
+  const res = await fetch(`${server.url}/api/openapi.json`);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+  const served = (await res.json()) as Json;
+  assert.deepEqual(served, buildOpenApiDocument(openApiOptionsFor(server.config)));
+  assert.match(String(served['openapi']), /^3\.1\.\d+$/);
+});
+
+test('the operations in the document are exactly the routes the app serves, in every configuration', () => {
+  const db = openDatabase(':memory:');
+  migrate(db);
+  try {
+    for (const env of VARIANTS) {
+      const config = loadConfig(env);
+      const app = createApp({ db, config, logger: createLogger('silent') });
+      const routes = app.routes.map((route) => `${route.method} ${route.pattern}`).sort();
+      const documented = operationsOf(buildOpenApiDocument(openApiOptionsFor(config))).map((op) => op.key).sort();
+      assert.deepEqual(documented, routes, JSON.stringify(env));
+    }
+  } finally {
+    db.close();
+  }
+});
+
+test('every $ref resolves and every example conforms to its schema', () => {
+  let examples = 0;
+  for (const [at, node] of walk(ALL_ON)) {
+    if (typeof node['$ref'] === 'string') assert.doesNotThrow(() => resolvePointer(ALL_ON, node['$ref'] as string), at);
+    const schema = node['schema'] as Schema | undefined;
+    const found = [
+      ...(schema !== undefined && 'example' in node ? [node['example']] : []),
+      ...(schema !== undefined ? Object.values((node['examples'] as Record<string, Json> | undefined) ?? {}).map((e) => e['value']) : []),
+      ...(schema === undefined && Array.isArray(node['examples']) && node['type'] !== undefined ? (node['examples'] as unknown[]) : []),
+    ];
+    for (const example of found) {
+      examples++;
+      assert.deepEqual(validate(example, schema ?? (node as Schema), ALL_ON), [], `example at ${at}`);
+    }
+  }
+  assert.ok(examples > 20, `only ${examples} examples checked`);
+});
+
+test('every code of the error catalogue is documented where it can happen', () => {
+  const documented = new Set(operationsOf(ALL_ON).flatMap(({ operation }) => problemCodesOf(operation)));
+  const description = String((ALL_ON['info'] as Json)['description']);
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+    if (ERROR_SCOPES[code] === 'any_request') assert.ok(description.includes(`\`${code}\``), `${code} in info.description`);
+    else assert.ok(documented.has(code), `${code} documented on some operation`);
+  }
+  const problem = (ALL_ON['components'] as Json)['schemas'] as Record<string, Schema>;
+  assert.deepEqual((problem['Problem']?.['properties'] as Json)['code'], { type: 'string', enum: Object.keys(ERRORS), description: 'Stable and machine-readable.' });
+});
+
+test('a problem document of every code conforms to the Problem schema', () => {
+  for (const code of Object.keys(ERRORS) as ErrorCode[]) {
+    const problem = problemFor(new HttpError(code), '/api/products', 'req-1');
+    assert.deepEqual(validate(problem, { $ref: '#/components/schemas/Problem' }, ALL_ON), [], code);
+  }
+  const unexpected = problemFor(new Error('SQLITE_CORRUPT /var/db'), '/api/products', 'req-1');
+  assert.deepEqual(validate(unexpected, { $ref: '#/components/schemas/Problem' }, ALL_ON), []);
+});
+
+test('operations that take input list a client error; POSTs need the bearer token only when one is configured', () => {
+  for (const { key, operation } of operationsOf(ALL_ON)) {
+    const statuses = Object.keys(operation['responses'] as Json);
+    if (key !== 'GET /api/ping' && key !== 'GET /api/openapi.json') assert.ok(statuses.some((s) => s.startsWith('4')), key);
+    assert.deepEqual(operation['security'], key.startsWith('POST') ? [{ bearerAuth: [] }] : [], key);
+  }
+  const open = buildOpenApiDocument({ bearerAuth: false, rateLimited: false }) as Json;
+  for (const { key, operation } of operationsOf(open)) {
+    assert.deepEqual(operation['security'], [], key);
+    assert.equal((operation['responses'] as Json)['401'], undefined, key);
+    assert.equal((operation['responses'] as Json)['429'], undefined, key);
+  }
+});
+
+test('integer enums carry their names from the model', () => {
+  const schemas = (ALL_ON['components'] as Json)['schemas'] as Record<string, Json>;
+  const oneOf = schemas['ProductStatus']?.['oneOf'] as { const: number; title: string }[];
+  assert.deepEqual(Object.fromEntries(oneOf.map((option) => [option.title, option.const])), ProductStatus);
+});

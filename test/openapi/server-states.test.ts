@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type AppServer, startAppServer } from '../support/app-server.ts';
+import { ConformanceChecker } from '../support/schema-conformance.ts';
+import { startTestServer } from '../support/server.ts';
+
+// The responses that depend on the server's state rather than the request: 429 over the rate,
+// 503 readiness and shutting down, 500 when the database fails. Each is checked against the document.
+
+async function checkerFor(url: string): Promise<ConformanceChecker> {
+  return new ConformanceChecker(await (await fetch(`${url}/api/openapi.json`)).json());
+}
+
+test('429 rate_limited and the RateLimit fields conform; readiness is exempt', async () => {
+  const server = await startTestServer({ SVC_RATE_LIMIT: '3', SVC_RATE_LIMIT_WINDOW_S: '3600' });
+  try {
+    const checker = await checkerFor(server.url); // the first counted request
+    const first = await checker.check('GET', '/api/products', await fetch(`${server.url}/api/products`));
+    assert.equal(first.status, 200);
+    assert.match(first.headers.get('ratelimit') ?? '', /;r=1;/);
+    await checker.check('POST', '/api/products', await fetch(`${server.url}/api/products`, { method: 'POST' }));
+    const limited = await checker.check('GET', '/api/workspaces/{id}', await fetch(`${server.url}/api/workspaces/1`));
+    assert.equal(limited.status, 429);
+    assert.equal((limited.body as { code: string }).code, 'rate_limited');
+    assert.ok(limited.headers.get('retry-after') !== null && limited.headers.get('ratelimit') !== null);
+    const ping = await checker.check('GET', '/api/ping', await fetch(`${server.url}/api/ping`));
+    assert.equal(ping.status, 200);
+    assert.equal(ping.headers.get('ratelimit'), null);
+  } finally {
+    await server.stop();
+  }
+});
+
+async function withAppServer(run: (server: AppServer, checker: ConformanceChecker) => Promise<void>): Promise<void> {
+  const server = await startAppServer();
+  try {
+    await run(server, await checkerFor(server.url));
+  } finally {
+    await server.stop();
+  }
+}
+
+test('503 readiness bodies conform when the schema or the database is not ready', () =>
+  withAppServer(async (server, checker) => {
+    server.db.exec('PRAGMA user_version = 0');
+    const stale = await checker.check('GET', '/api/ping', await fetch(`${server.url}/api/ping`));
+    assert.deepEqual([stale.status, stale.body], [503, { status: 2, checks: { database: 1, schema: 2 } }]);
+    server.db.close();
+    const closed = await checker.check('GET', '/api/ping', await fetch(`${server.url}/api/ping`));
+    assert.deepEqual([closed.status, closed.body], [503, { status: 2, checks: { database: 2, schema: 2 } }]);
+  }));
+
+test('500 internal_error conforms for every operation that touches a broken database', () =>
+  withAppServer(async (server, checker) => {
+    // The app's prepared statements now fail when run, as a corrupt or tampered file would make them.
+    server.db.exec('DROP TABLE products; DROP TABLE workspaces');
+    const calls: [string, string, RequestInit][] = [
+      ['GET', '/api/products', {}],
+      ['GET', '/api/products/{id}', {}],
+      ['POST', '/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a","priceInCents":1}' }],
+      ['GET', '/api/workspaces', {}],
+      ['GET', '/api/workspaces/{id}', {}],
+      ['POST', '/api/workspaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a"}' }],
+    ];
+    for (const [method, pattern, init] of calls) {
+      const res = await checker.check(method, pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`, init));
+      assert.equal(res.status, 500, `${method} ${pattern}`);
+      assert.equal((res.body as { detail: string }).detail, 'An unexpected error occurred.');
+    }
+  }));
+
+test('503 unavailable conforms on every operation while shutting down', () =>
+  withAppServer(async (server, checker) => {
+    server.app.drain();
+    const paths = ['/api/ping', '/api/openapi.json', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}'];
+    for (const pattern of paths) {
+      const res = await checker.check('GET', pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`));
+      assert.deepEqual([res.status, (res.body as { code: string }).code], [503, 'unavailable'], pattern);
+    }
+    const post = await fetch(`${server.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal((await checker.check('POST', '/api/products', post)).status, 503);
+  }));

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { resolvePointer, type Schema, validate } from './schema.ts';
+
+type Json = Readonly<Record<string, unknown>>;
+
+/** A response read and checked against the document. */
+export interface CheckedResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+function deref(root: Json, node: unknown): Json {
+  const object = node as Json;
+  return typeof object['$ref'] === 'string' ? (resolvePointer(root, object['$ref']) as Json) : object;
+}
+
+// Header values are text; a header documented as an integer must be one written in digits.
+function headerValue(text: string, schema: Schema): unknown {
+  return schema['type'] === 'integer' && /^\d+$/.test(text) ? Number(text) : text;
+}
+
+function headerErrors(root: Json, documented: Json, headers: Headers): string[] {
+  const errors: string[] = [];
+  for (const [name, node] of Object.entries(documented)) {
+    const header = deref(root, node);
+    const text = headers.get(name);
+    if (text === null) {
+      if (header['required'] === true) errors.push(`header ${name}: required but absent`);
+      continue;
+    }
+    const schema = header['schema'] as Schema;
+    errors.push(...validate(headerValue(text, schema), schema, root, `header ${name}`));
+  }
+  return errors;
+}
+
+/**
+ * Checks live responses against an OpenAPI document and remembers what it saw, so a test can
+ * assert that every documented operation and error code was met at least once.
+ */
+export class ConformanceChecker {
+  readonly #root: Json;
+  /** `METHOD pattern status` of every response checked. */
+  readonly seen = new Set<string>();
+  /** Every problem `code` seen in a checked response. */
+  readonly seenCodes = new Set<string>();
+
+  constructor(document: unknown) {
+    this.#root = document as Json;
+  }
+
+  /** The operation object for `method` on `pattern`, e.g. ('GET', '/api/products/{id}'). */
+  operation(method: string, pattern: string): Json {
+    const item = (this.#root['paths'] as Record<string, Json>)[pattern];
+    const operation = item?.[method.toLowerCase()];
+    assert.ok(operation !== undefined, `${method} ${pattern} is not in the document`);
+    return operation as Json;
+  }
+
+  /** Reads `res` and asserts its status, media type, body and headers are as documented. */
+  async check(method: string, pattern: string, res: Response): Promise<CheckedResponse> {
+    const responses = this.operation(method === 'HEAD' ? 'GET' : method, pattern)['responses'] as Json;
+    const documented = responses[String(res.status)];
+    assert.ok(documented !== undefined, `${method} ${pattern}: status ${res.status} is not documented (${Object.keys(responses).join(', ')})`);
+    const response = deref(this.#root, documented);
+    const errors = headerErrors(this.#root, (response['headers'] as Json | undefined) ?? {}, res.headers);
+    const text = await res.text();
+    let body: unknown;
+    if (method === 'HEAD') {
+      assert.equal(text, '', 'HEAD has no body');
+    } else {
+      const type = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
+      const media = (response['content'] as Record<string, Json> | undefined)?.[type];
+      assert.ok(media !== undefined, `${method} ${pattern} ${res.status}: media type ${type} is not documented`);
+      body = JSON.parse(text);
+      errors.push(...validate(body, media['schema'] as Schema, this.#root, 'body'));
+      const code = (body as Json)['code'];
+      if (type === 'application/problem+json' && typeof code === 'string') this.seenCodes.add(code);
+    }
+    assert.deepEqual(errors, [], `${method} ${pattern} ${res.status} does not conform: ${text.slice(0, 500)}`);
+    this.seen.add(`${method} ${pattern} ${res.status}`);
+    return { status: res.status, headers: res.headers, body };
+  }
+
+  /**
+   * Checks a problem answered outside any operation (unknown path, 405, unparseable request):
+   * its body against `schema` and its headers against those every response carries, which are
+   * the headers documented on readiness (the one operation with no others).
+   */
+  async checkOutsideOperations(res: Response, schema: Schema): Promise<unknown> {
+    const ready = deref(this.#root, (this.operation('GET', '/api/ping')['responses'] as Json)['200']);
+    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers);
+    assert.equal(res.headers.get('content-type'), 'application/problem+json');
+    const body: unknown = await res.json();
+    errors.push(...validate(body, schema, this.#root, 'body'));
+    assert.deepEqual(errors, [], `${res.status} does not conform: ${JSON.stringify(body)}`);
+    this.seenCodes.add(String((body as Json)['code']));
+    return body;
+  }
+}

@@ -64,6 +64,12 @@ export async function startServer(config: Config, options: { logger?: Logger; db
   );
   server.maxConnections = config.maxConnections;
   server.on('clientError', answerClientError);
+  // Expect: 100-continue is only answered when the announced body fits, so an oversized one is
+  // refused (413) before the client sends it.
+  server.on('checkContinue', (req, res) => {
+    if (!(Number(req.headers['content-length']) > config.bodyLimitBytes)) res.writeContinue();
+    app(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

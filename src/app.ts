@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from './config.ts';
+import { busyAsUnavailable } from './db/busy.ts';
 import { latestVersion } from './db/migrate.ts';
 import { WriteBatcher } from './db/write-batcher.ts';
 import { logRequest } from './http/access-log.ts';
@@ -96,7 +97,8 @@ export function createApp(options: AppOptions): App {
     const finish = (status: number): void => {
       logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url, remoteAddress, statusCode: status, startedAt });
     };
-    const fail = (error: unknown): void => {
+    const fail = (thrown: unknown): void => {
+      const error = busyAsUnavailable(thrown);
       if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
       if (res.headersSent) {
         res.destroy();

@@ -13,7 +13,7 @@ export async function main(env: Env): Promise<void> {
   const logger = createLogger(config.logLevel);
   // Workers are forked by a primary that already warned and will log the URL once for all of them.
   if (cluster.isPrimary && config.apiToken === '' && !isLoopbackHost(config.host)) {
-    logger.warn('listening beyond loopback without SVC_API_TOKEN: anyone who can reach the port can create', { host: config.host });
+    logger.warn('listening beyond loopback without SVC_API_TOKEN: anyone who can reach the port can create resources', { host: config.host });
   }
   let running;
   try {

@@ -25,8 +25,12 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
       type: 'string',
       pattern: REQUEST_ID_PATTERN,
     }),
-    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference' }),
-    Link: header('RFC 8288 link to the next page; absent on the last page. The cursor in it is opaque.', { type: 'string' }, false),
+    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z]+/[1-9][0-9]*$' }),
+    Link: header(
+      'RFC 8288 link to the next page, with the same `limit`; absent on the last page. The cursor in it is opaque.',
+      { type: 'string', pattern: '^</api/[a-z]+\\?limit=[1-9][0-9]*&cursor=[A-Za-z0-9_-]+>; rel="next"$' },
+      false,
+    ),
     IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
   };
   if (options.bearerAuth) headers['WwwAuthenticate'] = header('The authentication scheme to use.', { type: 'string', pattern: '^Bearer' });

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
 import { headerComponents, parameterComponents } from './headers.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
-import { ERROR_SCOPES, exampleProblem } from './problems.ts';
+import { ERROR_SCOPES, type ErrorScope, exampleProblem } from './problems.ts';
 import { type JsonObject, schemaComponents } from './schemas.ts';
 
 export type { OpenApiOptions } from './operations.ts';
@@ -15,7 +15,7 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.met
   license: string;
 };
 
-const SCOPE_TEXT: Readonly<Record<string, string>> = {
+const SCOPE_TEXT: Readonly<Record<ErrorScope, string>> = {
   list: 'lists',
   read: 'reads by id',
   create: 'creates',

@@ -26,7 +26,8 @@ const SCOPE_TEXT: Readonly<Record<ErrorScope, string>> = {
 };
 
 function errorCatalogue(): string {
-  const rows = (Object.keys(ERRORS) as ErrorCode[]).map((code) => {
+  const byStatus = (Object.keys(ERRORS) as ErrorCode[]).sort((a, b) => ERRORS[a].status - ERRORS[b].status);
+  const rows = byStatus.map((code) => {
     const { status, detail } = ERRORS[code];
     return `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${SCOPE_TEXT[ERROR_SCOPES[code]]} | ${detail} |`;
   });

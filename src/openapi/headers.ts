@@ -33,9 +33,10 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
     ),
     IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
   };
+  // On every 429, and on a 503 when another process held the database's write lock too long.
+  headers['RetryAfter'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, false);
   if (options.bearerAuth) headers['WwwAuthenticate'] = header('The authentication scheme to use.', { type: 'string', pattern: '^Bearer' });
   if (options.rateLimited) {
-    headers['RetryAfter'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 });
     // Sent on every response counted against the limit, so not on a 503 answered while shutting down.
     const counted = 'IETF httpapi RateLimit header fields draft; on every response counted against the limit.';
     headers['RateLimit'] = header(`The client's remaining quota \`r\` and seconds \`t\` until the window moves (${counted})`, {

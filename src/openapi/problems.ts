@@ -62,6 +62,7 @@ export function exampleProblem(code: ErrorCode, instance: string): JsonObject {
 const HEADERS_BY_STATUS: Readonly<Record<number, JsonObject>> = {
   401: { 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') },
   429: { 'Retry-After': ref('headers', 'RetryAfter') },
+  503: { 'Retry-After': ref('headers', 'RetryAfter') },
 };
 
 /** The problem schema narrowed to one status and the codes an operation can meet with it. */

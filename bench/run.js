@@ -1,14 +1,17 @@
 // `npm run bench`: the service against Fastify 5 and a node:http ceiling, then scale and workers.
 // Env: BENCH_QUICK=1 (smoke run), BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS,
-// BENCH_CONNECTIONS, BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers.
+// BENCH_CONNECTIONS, BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers, BENCH_ENDPOINTS=ping,list,create,
+// BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seededDatabase } from './lib/database.js';
 import { machineReport } from './lib/machine.js';
+import { installedServe } from './lib/install.js';
 import { BENCH } from './lib/paths.js';
 import { killAll } from './lib/processes.js';
+import { useServeEntry } from './lib/servers.js';
 import { compareTable, compareTargets, runCompare } from './scenarios/compare.js';
 import { runScale, scaleTable, scaleTargets } from './scenarios/scale.js';
 import { runWorkers, workersTable } from './scenarios/workers.js';
@@ -35,6 +38,8 @@ const options = {
   warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', quick ? 1 : 3),
   connections: numberFromEnv('BENCH_CONNECTIONS', 100),
   scaleRows: numberFromEnv('BENCH_SCALE_ROWS', 1_000_000),
+  ours: process.env.BENCH_OURS === 'sources' ? 'sources' : 'installed',
+  endpoints: new Set((process.env.BENCH_ENDPOINTS ?? 'ping,list,create').split(',').map((s) => s.trim())),
   only: new Set((process.env.BENCH_ONLY ?? 'compare,scale,workers').split(',').map((s) => s.trim())),
   log: (line) => process.stdout.write(`${line}\n`),
 };
@@ -55,6 +60,7 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 try {
   const machine = machineReport(options);
   options.log(`${machine}\n`);
+  if (options.ours === 'installed') useServeEntry(installedServe(dir));
   const template1k = seededDatabase(dir, 'template-1k', 1_000);
   const context = { dir, template1k, options };
   const sections = [machine];

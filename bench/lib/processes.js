@@ -83,16 +83,36 @@ function vmHwmKb(pid) {
   }
 }
 
-/** Peak resident memory (VmHWM) of the server and all its descendants (workers), in MB. */
-export function peakRssMb(server) {
-  let totalKb = 0;
-  const pending = [server.pid];
+// utime + stime of one process, in clock ticks (USER_HZ, 100 on Linux).
+function cpuTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+function sumOverTree(rootPid, measure) {
+  let total = 0;
+  const pending = [rootPid];
   while (pending.length > 0) {
     const pid = pending.pop();
-    totalKb += vmHwmKb(pid);
+    total += measure(pid);
     pending.push(...childrenOf(pid));
   }
-  return totalKb / 1024;
+  return total;
+}
+
+/** Peak resident memory (VmHWM) of the server and all its descendants (workers), in MB. */
+export function peakRssMb(server) {
+  return sumOverTree(server.pid, vmHwmKb) / 1024;
+}
+
+/** CPU seconds used so far by the server and its descendants (10 ms resolution). */
+export function cpuSeconds(server) {
+  return sumOverTree(server.pid, cpuTicks) / 100;
 }
 
 /** SIGTERM to the server's process group, SIGKILL after 5 s. */

@@ -4,6 +4,14 @@ import { BENCH, ROOT } from './paths.js';
 
 export const SERVER_CPU = '1';
 
+// bin/serve.js of the checkout (TypeScript sources) until run.js points at an installed copy.
+let serveEntry = join(ROOT, 'bin/serve.js');
+
+/** Which bin/serve.js starts our servers. */
+export function useServeEntry(path) {
+  serveEntry = path;
+}
+
 // Our environment minus anything that could change a server's behaviour.
 function cleanEnv() {
   const env = {};
@@ -33,7 +41,7 @@ export function fastify(dir, dbPath, { pino = false } = {}) {
 export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, extraEnv = {} } = {}) {
   return {
     name: name ?? (logs ? 'ours, logs on' : 'ours'),
-    args: [join(ROOT, 'bin/serve.js')],
+    args: [serveEntry],
     env: { ...cleanEnv(), SVC_DB_PATH: dbPath, SVC_LOG_LEVEL: logs ? 'info' : 'silent', SVC_WORKERS: String(workers), ...extraEnv },
     cpus,
     cwd: dir,

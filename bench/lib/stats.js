@@ -14,6 +14,8 @@ export function summarize(rounds) {
     rps: median(rounds.map((r) => r.rps)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
+    loadCpu: median(rounds.map((r) => r.loadCpu)),
+    cpuUs: median(rounds.map((r) => r.cpuUs)),
     failed: rounds.reduce((sum, r) => sum + r.failed, 0),
     rounds: rounds.length,
   };

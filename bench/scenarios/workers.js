@@ -13,8 +13,8 @@ import { ENDPOINTS } from './compare.js';
 const ONE = 'ours, 1 worker (CPU 1)';
 const TWO = 'ours, 2 workers (CPUs 0-1)';
 
-/** True once the service has worker processes (src/cluster.ts). */
-export const workersAvailable = () => existsSync(join(ROOT, 'src/cluster.ts'));
+/** True once the service has worker processes (SVC_WORKERS, in src/workers/ or src/cluster.ts). */
+export const workersAvailable = () => ['src/workers/primary.ts', 'src/cluster.ts'].some((file) => existsSync(join(ROOT, file)));
 
 /** Runs ping, list and create on one worker and on two; null when the service has no workers yet. */
 export async function runWorkers({ dir, template1k, options }) {
@@ -36,12 +36,12 @@ export async function runWorkers({ dir, template1k, options }) {
 
 /** The markdown table of the workers scenario. */
 export function workersTable(results) {
-  if (results === null) return '_Not run: src/cluster.ts (SVC_WORKERS) does not exist in this build._';
+  if (results === null) return '_Not run: this build has no worker processes (SVC_WORKERS) yet._';
   const rows = ENDPOINTS.map((endpoint) => {
     const one = results[endpoint].get(ONE);
     const two = results[endpoint].get(TWO);
     return [endpoint, fixed(one.rps), fixed(two.rps), ratio(two.rps, one.rps), `${fixed(one.p50, 1)} / ${fixed(two.p50, 1)}`,
-      `${fixed(one.p99, 1)} / ${fixed(two.p99, 1)}`, `${fixed(one.rssMb, 1)} / ${fixed(two.rssMb, 1)}`];
+      `${fixed(one.p99, 1)} / ${fixed(two.p99, 1)}`, `${fixed(one.cpuUs)} / ${fixed(two.cpuUs)}`, `${fixed(one.rssMb, 1)} / ${fixed(two.rssMb, 1)}`];
   });
-  return markdownTable(['endpoint', 'req/s 1 worker', 'req/s 2 workers', '2 / 1', 'p50 ms 1 / 2', 'p99 ms 1 / 2', 'peak RSS MB 1 / 2 (all processes)'], rows);
+  return markdownTable(['endpoint', 'req/s 1 worker', 'req/s 2 workers', '2 / 1', 'p50 ms 1 / 2', 'p99 ms 1 / 2', 'server CPU µs/req 1 / 2', 'peak RSS MB 1 / 2 (all processes)'], rows);
 }

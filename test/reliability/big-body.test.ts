@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import { migratedDatabaseFile } from '../support/server.ts';
 import { residentBytes, spawnServer, type SpawnedServer } from './spawned-server.ts';
@@ -16,6 +16,7 @@ const MOST_WRITTEN = 16 * 1024 * 1024;
 const MOST_GROWTH = 16 * 1024 * 1024;
 // No drain for this long: the server is not reading.
 const STALL_MS = 1_000;
+const FIRST_PAUSE_MS = 500;
 
 let server: SpawnedServer;
 let folder: string;
@@ -28,6 +29,17 @@ after(async () => {
   await server.kill('SIGTERM');
   rmSync(folder, { recursive: true, force: true });
 });
+
+function answerOrTimeout(socket: Socket, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    socket.once('data', done).once('close', done);
+  });
+}
 
 interface Upload {
   response: string;
@@ -54,6 +66,10 @@ function upload(head: string, framed: boolean): Promise<Upload> {
     socket.write(head);
     const piece = framed ? Buffer.concat([Buffer.from(`${CHUNK.length.toString(16)}\r\n`), CHUNK, Buffer.from('\r\n')]) : CHUNK;
     for (let sent = 0; sent < BODY_BYTES && !stopped; sent += CHUNK.length) {
+      // After the first piece (already past the limit) a client gives the server a moment to answer,
+      // as one sending `Expect: 100-continue` would; a server that reads on gets the other 50 MB.
+      if (sent === CHUNK.length) await answerOrTimeout(socket, FIRST_PAUSE_MS);
+      if (stopped) break;
       if (socket.write(piece)) continue;
       const drained = await new Promise<boolean>((resolve) => {
         const stall = setTimeout(() => resolve(false), STALL_MS);

@@ -129,3 +129,20 @@ test('an expired key (24 h) is purged by later writes and may be used afresh', a
   await trigger.arrayBuffer();
   assert.equal(countRows('SELECT count(*) AS n FROM idempotency_keys WHERE expires_at = 1'), 0);
 });
+
+test('a client that disconnects mid-body releases its key', async () => {
+  const body = JSON.stringify(PRODUCT);
+  const abandoned = await rawConnect(server.url);
+  abandoned.socket.write(postHead('/api/products', Buffer.byteLength(body), { 'Idempotency-Key': 'abandoned-1' }) + body.slice(0, 5));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  abandoned.socket.destroy();
+  let status = 0;
+  // The server notices the reset in its next I/O turn; until then the key is (rightly) still in use.
+  for (let attempt = 0; attempt < 50 && status !== 201; attempt++) {
+    const retry = await postJson(products(), PRODUCT, { 'idempotency-key': 'abandoned-1' });
+    status = retry.status;
+    await retry.arrayBuffer();
+    if (status === 409) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(status, 201);
+});

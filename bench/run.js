@@ -44,19 +44,23 @@ const options = {
   log: (line) => process.stdout.write(`${line}\n`),
 };
 
-// Servers are killed whatever ends this process.
-process.once('exit', killAll);
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+
+// Servers are killed and the scratch folder removed whatever ends this process.
+const cleanUp = () => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+};
+process.once('exit', cleanUp);
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
-    killAll();
+    cleanUp();
     process.exit(130);
   });
 }
 
 // The load generator (this process, every thread of it) stays on CPU 0; servers run on CPU 1.
 execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
-
-const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 try {
   const machine = machineReport(options);
   options.log(`${machine}\n`);
@@ -81,6 +85,5 @@ try {
   writeFileSync(join(BENCH, 'results/latest.md'), report);
   options.log(`written to bench/results/latest.md${quick ? '' : '; copy it to bench/RESULTS.md to publish it'}`);
 } finally {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
+  cleanUp();
 }

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { Workspace } from './model.ts';
 
 /** Storage of workspaces; the only code that knows their SQL. */
@@ -9,8 +9,12 @@ export interface WorkspaceRepository {
   listBefore(beforeId: number | null, limit: number): Workspace[];
 }
 
-function toWorkspace(row: Record<string, unknown>): Workspace {
-  return { id: Number(row['id']), name: String(row['name']), createdAt: String(row['created_at']) };
+// Rows come back as arrays in column order, as for products (cheaper than keyed objects);
+// the STRICT table guarantees each column's type.
+type Row = readonly SQLOutputValue[];
+
+function toWorkspace(row: Row): Workspace {
+  return { id: row[0] as number, name: row[1] as string, createdAt: row[2] as string };
 }
 
 /** A WorkspaceRepository on node:sqlite; statements are prepared once. */
@@ -18,17 +22,20 @@ export function createWorkspaceRepository(db: DatabaseSync): WorkspaceRepository
   const insert = db.prepare('INSERT INTO workspaces (name, created_at) VALUES (?, ?)');
   const byId = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id = ?');
   const page = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id < ? ORDER BY id DESC LIMIT ?');
+  byId.setReturnArrays(true);
+  page.setReturnArrays(true);
   return {
     insert(workspace) {
       const result = insert.run(workspace.name, workspace.createdAt);
       return { id: Number(result.lastInsertRowid), ...workspace };
     },
     findById(id) {
-      const row = byId.get(id);
+      const row = byId.get(id) as Row | undefined;
       return row === undefined ? undefined : toWorkspace(row);
     },
     listBefore(beforeId, limit) {
-      return page.all(beforeId ?? Number.MAX_SAFE_INTEGER, limit).map(toWorkspace);
+      const rows = page.all(beforeId ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];
+      return rows.map(toWorkspace);
     },
   };
 }

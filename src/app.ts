@@ -1,31 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from './config.ts';
-import { busyAsUnavailable } from './db/busy.ts';
 import { latestVersion } from './db/migrate.ts';
-import { WriteBatcher } from './db/write-batcher.ts';
+import { createSqliteStorage } from './db/sqlite-storage.ts';
+import type { Storage } from './db/storage.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
-import type { CreateDeps } from './http/create-handler.ts';
+import type { WriteDeps } from './http/create-handler.ts';
 import { HttpError } from './http/errors.ts';
 import { checkHostHeader } from './http/host-header.ts';
 import type { Handler, Reply, RequestContext } from './http/reply.ts';
 import { requestIdFrom } from './http/request-id.ts';
+import { asClientError } from './http/problem.ts';
 import { sendProblem, sendReply } from './http/respond.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
 import { createRouter } from './http/router.ts';
-import { createIdempotencyRepository } from './idempotency/repository.ts';
-import { IdempotentCreates } from './idempotency/idempotent-create.ts';
+import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { openApiOptionsFor } from './openapi/document.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
-import { createProductRepository } from './products/repository.ts';
 import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
-import { createReadinessRepository } from './readiness/repository.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
-import { createWorkspaceRepository } from './workspaces/repository.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
@@ -51,16 +48,12 @@ export interface App {
 export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const writes = new WriteBatcher(db);
-  const creates: CreateDeps = {
-    writes,
-    idempotency: new IdempotentCreates(createIdempotencyRepository(db), writes),
-    bodyLimitBytes: config.bodyLimitBytes,
-  };
+  const storage: Storage = createSqliteStorage(db);
+  const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
-  addReadinessRoutes(router, createReadinessRepository(db), latestVersion(options.sqlDir));
-  addProductRoutes(router, createProductUseCases(createProductRepository(db)), creates);
-  addWorkspaceRoutes(router, createWorkspaceUseCases(createWorkspaceRepository(db)), creates);
+  addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir));
+  addProductRoutes(router, createProductUseCases(storage.products), writes);
+  addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   addOpenApiRoutes(router, openApiOptionsFor(config));
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
   const clientAddressOf = createClientAddressResolver(config.trustProxy);
@@ -98,7 +91,7 @@ export function createApp(options: AppOptions): App {
       logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url, remoteAddress, statusCode: status, startedAt });
     };
     const fail = (thrown: unknown): void => {
-      const error = busyAsUnavailable(thrown);
+      const error = asClientError(thrown);
       if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
       if (res.headersSent) {
         res.destroy();

@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors.ts';
+import { StorageBusyError } from './errors.ts';
 
 const SQLITE_BUSY = 5;
 
@@ -9,10 +9,9 @@ export function isDatabaseBusy(error: unknown): boolean {
 }
 
 /**
- * Another process held the write lock for longer than busy_timeout: that is a moment of overload,
- * so the client gets 503 with Retry-After (nothing was written), not a 500. Other errors pass as they are.
+ * Another process held the write lock for longer than busy_timeout: a moment of overload, not a
+ * fault, so it becomes StorageBusyError (answered 503 with Retry-After). Other errors pass as they are.
  */
-export function busyAsUnavailable(error: unknown): unknown {
-  if (!isDatabaseBusy(error)) return error;
-  return new HttpError('unavailable', { detail: 'The database is busy; nothing was written. Retry shortly.', headers: { 'retry-after': '1' } });
+export function busyAsStorageError(error: unknown): unknown {
+  return isDatabaseBusy(error) ? new StorageBusyError('the database is locked by another writer') : error;
 }

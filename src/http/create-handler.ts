@@ -1,32 +1,45 @@
 import type { IncomingMessage } from 'node:http';
-import type { WriteBatcher } from '../db/write-batcher.ts';
-import { fingerprintOf, type IdempotentCreates, parseIdempotencyKey } from '../idempotency/idempotent-create.ts';
+import type { Repositories, Storage } from '../db/storage.ts';
+import { fingerprintOf, type IdempotentOutcome, type IdempotentWrites, type RecordedResponse } from '../idempotency/idempotent-write.ts';
 import type { Validated } from '../shared/validation.ts';
 import { isJsonContentType, parseJson, readBody } from './body.ts';
 import { HttpError } from './errors.ts';
+import { parseIdempotencyKey } from './idempotency-key.ts';
 import type { Handler, Reply } from './reply.ts';
 
-/** What every create shares: where writes go and how large a body may be. */
-export interface CreateDeps {
-  writes: WriteBatcher;
-  idempotency: IdempotentCreates;
+/** What every write shares: the storage it runs in, idempotency keys, and how large a body may be. */
+export interface WriteDeps {
+  storage: Storage;
+  idempotency: IdempotentWrites;
   bodyLimitBytes: number;
 }
 
-/** One create endpoint: its validator and the write it makes (run inside the shared transaction). */
+/** One create endpoint: its validator and the write it makes (run inside the transaction). */
 export interface CreateSpec<I> {
   validate(body: unknown): Validated<I>;
-  execute(input: I): Reply;
+  execute(tx: Repositories, input: I): Promise<Reply>;
 }
 
-function validationFailed(errors: Validated<never> & { ok: false }): HttpError {
+/** 422 validation_failed with every field error of a failed validation. */
+export function validationFailed(errors: Validated<never> & { ok: false }): HttpError {
   const count = errors.errors.length;
   const detail = count === 1 ? 'The request body has 1 invalid field.' : `The request body has ${count} invalid fields.`;
   return new HttpError('validation_failed', { detail, errors: errors.errors });
 }
 
+function recorded(reply: Reply): RecordedResponse {
+  return { status: reply.status, location: reply.headers?.['location'] ?? null, body: reply.json ?? JSON.stringify(reply.body) };
+}
+
+function replyOf({ replayed, response }: IdempotentOutcome): Reply {
+  const headers: Record<string, string> = {};
+  if (response.location !== null) headers['location'] = response.location;
+  if (replayed) headers['idempotent-replayed'] = 'true';
+  return { status: response.status, json: response.body, headers };
+}
+
 /** A POST handler: media type, size limit, JSON, validation, then a durable (optionally idempotent) write. */
-export function createHandler<I>(deps: CreateDeps, spec: CreateSpec<I>): Handler {
+export function createHandler<I>(deps: WriteDeps, spec: CreateSpec<I>): Handler {
   const readInput = async (req: IncomingMessage): Promise<{ body: unknown; input: I }> => {
     const body = parseJson(await readBody(req, deps.bodyLimitBytes));
     const result = spec.validate(body);
@@ -38,14 +51,18 @@ export function createHandler<I>(deps: CreateDeps, spec: CreateSpec<I>): Handler
     const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
     if (key === null) {
       const { input } = await readInput(ctx.req);
-      return deps.writes.run(() => spec.execute(input));
+      return deps.storage.transaction((tx) => spec.execute(tx, input));
     }
     const scope = `${ctx.method} ${ctx.path}`;
     // Claimed before the body is read: a retry sent while the first is still arriving gets 409.
     const release = deps.idempotency.claim(scope, key);
     try {
       const { body, input } = await readInput(ctx.req);
-      return await deps.idempotency.run(scope, key, fingerprintOf(scope, body), () => spec.execute(input));
+      const target = { scope, key, fingerprint: fingerprintOf(scope, body) };
+      const outcome = await deps.storage.transaction((tx) =>
+        deps.idempotency.runOnce(tx, target, async () => recorded(await spec.execute(tx, input))),
+      );
+      return replyOf(outcome);
     } finally {
       release();
     }

@@ -1,3 +1,5 @@
+import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
+import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotent-write.ts';
 import { ERRORS, type FieldError, HttpError, reasonPhrase } from './errors.ts';
 
 /** An RFC 9457 problem document as this service sends it (API.md §4). */
@@ -10,6 +12,26 @@ export interface ProblemDocument {
   instance: string;
   requestId: string;
   errors?: readonly FieldError[];
+}
+
+// The errors storage and the use cases raise, and the client error each one means: the one
+// place where they meet HTTP. Their own messages are internal and never reach the client.
+const CLIENT_ERRORS: readonly [new (...args: never[]) => Error, () => HttpError][] = [
+  [StorageBusyError, () => unavailable('The database is busy; nothing was written. Retry shortly.', 1)],
+  [StorageUnavailableError, () => unavailable('The database cannot be reached; retry shortly.', 2)],
+  [IdempotencyKeyInUseError, () => new HttpError('idempotency_key_in_use')],
+  [IdempotencyKeyReusedError, () => new HttpError('idempotency_key_reused')],
+];
+
+function unavailable(detail: string, retryAfterS: number): HttpError {
+  return new HttpError('unavailable', { detail, headers: { 'retry-after': String(retryAfterS) } });
+}
+
+/** The HttpError an error of storage or of a use case stands for; any other error is returned as it is. */
+export function asClientError(error: unknown): unknown {
+  if (error instanceof HttpError || !(error instanceof Error)) return error;
+  for (const [type, toHttp] of CLIENT_ERRORS) if (error instanceof type) return toHttp();
+  return error;
 }
 
 /** Builds the problem document for a client error; anything else becomes a bare 500. */

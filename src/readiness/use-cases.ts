@@ -2,10 +2,10 @@ import { type Readiness, ReadinessStatus } from './model.ts';
 import type { ReadinessRepository } from './repository.ts';
 
 /** Checks that the database answers and has the schema this build expects. */
-export function checkReadiness(repository: ReadinessRepository, expectedVersion: number): Readiness {
+export async function checkReadiness(repository: ReadinessRepository, expectedVersion: number): Promise<Readiness> {
   let version: number;
   try {
-    version = repository.schemaVersion();
+    version = await repository.schemaVersion();
   } catch {
     const down = ReadinessStatus.unavailable;
     return { status: down, checks: { database: down, schema: down } };

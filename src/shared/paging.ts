@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { HttpError } from '../http/errors.ts';
 
 /** A validated list request: page size and the id to continue below (exclusive). */
 export interface PageRequest {
@@ -17,8 +16,8 @@ export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
 /** Fetches one row more than asked, which tells whether another page exists without a COUNT. */
-export function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => T[]): Page<T> {
-  const rows = fetch(request.limit + 1);
+export async function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => Promise<T[]>): Promise<Page<T>> {
+  const rows = await fetch(request.limit + 1);
   if (rows.length <= request.limit) return { items: rows, nextBeforeId: null };
   const items = rows.slice(0, request.limit);
   return { items, nextBeforeId: items.at(-1)?.id ?? null };
@@ -50,36 +49,4 @@ export function decodeCursor(resource: string, cursor: string): number | null {
   if (match === null || match[1] !== resource) return null;
   const id = Number(match[2]);
   return Number.isSafeInteger(id) ? id : null;
-}
-
-function invalidQuery(parameter: string, code: string, detail: string): HttpError {
-  return new HttpError('invalid_query', { detail, errors: [{ parameter, code, detail }] });
-}
-
-function parseLimit(raw: string): number {
-  const detail = `limit must be an integer from 1 to ${MAX_LIMIT}`;
-  if (!/^\d{1,16}$/.test(raw)) throw invalidQuery('limit', 'not_integer', detail);
-  const limit = Number(raw);
-  if (limit < 1) throw invalidQuery('limit', 'too_small', detail);
-  if (limit > MAX_LIMIT) throw invalidQuery('limit', 'too_large', detail);
-  return limit;
-}
-
-/** Reads `limit` and `cursor`; anything else in the query is ignored. */
-export function parsePageRequest(resource: string, query: URLSearchParams): PageRequest {
-  const rawLimit = query.get('limit');
-  const limit = rawLimit === null ? DEFAULT_LIMIT : parseLimit(rawLimit);
-  const rawCursor = query.get('cursor');
-  let beforeId: number | null = null;
-  if (rawCursor !== null) {
-    beforeId = decodeCursor(resource, rawCursor);
-    if (beforeId === null) throw invalidQuery('cursor', 'invalid_cursor', 'cursor is not one this service issued for this list');
-  }
-  return { limit, beforeId };
-}
-
-/** The `Link` header value for the next page, or undefined on the last page. */
-export function nextLink(path: string, resource: string, request: PageRequest, page: Page<unknown>): string | undefined {
-  if (page.nextBeforeId === null) return undefined;
-  return `<${path}?limit=${request.limit}&cursor=${encodeCursor(resource, page.nextBeforeId)}>; rel="next"`;
 }

@@ -1,41 +1,9 @@
-import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { Workspace } from './model.ts';
 
-/** Storage of workspaces; the only code that knows their SQL. */
+/** Storage of workspaces; each engine implements it in its own file, the only code that knows their SQL. */
 export interface WorkspaceRepository {
-  insert(workspace: Omit<Workspace, 'id'>): Workspace;
-  findById(id: number): Workspace | undefined;
+  insert(workspace: Omit<Workspace, 'id'>): Promise<Workspace>;
+  findById(id: number): Promise<Workspace | undefined>;
   /** Up to `limit` workspaces with id below `beforeId` (all when null), newest first. */
-  listBefore(beforeId: number | null, limit: number): Workspace[];
-}
-
-// Rows come back as arrays in column order, as for products (cheaper than keyed objects);
-// the STRICT table guarantees each column's type.
-type Row = readonly SQLOutputValue[];
-
-function toWorkspace(row: Row): Workspace {
-  return { id: row[0] as number, name: row[1] as string, createdAt: row[2] as string };
-}
-
-/** A WorkspaceRepository on node:sqlite; statements are prepared once. */
-export function createWorkspaceRepository(db: DatabaseSync): WorkspaceRepository {
-  const insert = db.prepare('INSERT INTO workspaces (name, created_at) VALUES (?, ?)');
-  const byId = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id = ?');
-  const page = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id < ? ORDER BY id DESC LIMIT ?');
-  byId.setReturnArrays(true);
-  page.setReturnArrays(true);
-  return {
-    insert(workspace) {
-      const result = insert.run(workspace.name, workspace.createdAt);
-      return { id: Number(result.lastInsertRowid), ...workspace };
-    },
-    findById(id) {
-      const row = byId.get(id) as Row | undefined;
-      return row === undefined ? undefined : toWorkspace(row);
-    },
-    listBefore(beforeId, limit) {
-      const rows = page.all(beforeId ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];
-      return rows.map(toWorkspace);
-    },
-  };
+  listBefore(beforeId: number | null, limit: number): Promise<Workspace[]>;
 }

@@ -1,18 +1,20 @@
+import type { Repositories } from '../db/storage.ts';
 import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
 import type { NewWorkspace, Workspace } from './model.ts';
 import type { WorkspaceRepository } from './repository.ts';
 
-/** The rules for workspaces, independent of HTTP. */
+/** The rules for workspaces, independent of HTTP and of the database engine. Writes run in `tx`. */
 export interface WorkspaceUseCases {
-  create(input: NewWorkspace): Workspace;
-  get(id: number): Workspace | undefined;
-  list(request: PageRequest): Page<Workspace>;
+  create(tx: Repositories, input: NewWorkspace): Promise<Workspace>;
+  get(id: number): Promise<Workspace | undefined>;
+  list(request: PageRequest): Promise<Page<Workspace>>;
 }
 
-export function createWorkspaceUseCases(repository: WorkspaceRepository, now: () => Date = () => new Date()): WorkspaceUseCases {
+/** `workspaces` serves reads outside transactions; `now` is the clock of createdAt. */
+export function createWorkspaceUseCases(workspaces: WorkspaceRepository, now: () => Date = () => new Date()): WorkspaceUseCases {
   return {
-    create: (input) => repository.insert({ name: input.name, createdAt: now().toISOString() }),
-    get: (id) => repository.findById(id),
-    list: (request) => pageOf(request, (limit) => repository.listBefore(request.beforeId, limit)),
+    create: (tx, input) => tx.workspaces.insert({ name: input.name, createdAt: now().toISOString() }),
+    get: (id) => workspaces.findById(id),
+    list: (request) => pageOf(request, (limit) => workspaces.listBefore(request.beforeId, limit)),
   };
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { HttpError } from '../../src/http/errors.ts';
-import { decodeCursor, encodeCursor, nextLink, pageOf, parsePageRequest } from '../../src/shared/paging.ts';
+import { nextLink, parsePageRequest } from '../../src/http/paging.ts';
+import { decodeCursor, encodeCursor, pageOf } from '../../src/shared/paging.ts';
 
 test('a cursor decodes back to its id for the resource that issued it', () => {
   for (const id of [1, 2, 49, 1_000_000, Number.MAX_SAFE_INTEGER]) {
@@ -99,12 +100,12 @@ test('unknown parameters are ignored', () => {
   assert.deepEqual(parsePageRequest('products', new URLSearchParams('sort=name&page=9&limitx=0')), { limit: 50, beforeId: null });
 });
 
-test('pageOf asks for one row more and reports where to continue only when more exist', () => {
+test('pageOf asks for one row more and reports where to continue only when more exist', async () => {
   const rows = [{ id: 9 }, { id: 7 }, { id: 4 }];
   const asked: number[] = [];
-  const fetch = (n: number) => (asked.push(n), rows.slice(0, n));
-  assert.deepEqual(pageOf({ limit: 2, beforeId: null }, fetch), { items: [{ id: 9 }, { id: 7 }], nextBeforeId: 7 });
-  assert.deepEqual(pageOf({ limit: 3, beforeId: null }, fetch), { items: rows, nextBeforeId: null });
+  const fetch = async (n: number) => (asked.push(n), rows.slice(0, n));
+  assert.deepEqual(await pageOf({ limit: 2, beforeId: null }, fetch), { items: [{ id: 9 }, { id: 7 }], nextBeforeId: 7 });
+  assert.deepEqual(await pageOf({ limit: 3, beforeId: null }, fetch), { items: rows, nextBeforeId: null });
   assert.deepEqual(asked, [3, 4]);
 });
 

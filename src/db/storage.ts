@@ -1,0 +1,31 @@
+import type { IdempotencyRepository } from '../idempotency/repository.ts';
+import type { ProductRepository } from '../products/repository.ts';
+import type { ReadinessRepository } from '../readiness/repository.ts';
+import type { WorkspaceRepository } from '../workspaces/repository.ts';
+
+/** The repositories a write transaction works with, all bound to that one transaction. */
+export interface Repositories {
+  readonly products: ProductRepository;
+  readonly workspaces: WorkspaceRepository;
+  readonly idempotency: IdempotencyRepository;
+}
+
+/**
+ * The seam between the service and its database engine: reads outside any transaction, and
+ * transactions for writes. One implementation per engine; src/app.ts picks one and nothing else
+ * knows which runs. Every method may reject with StorageBusyError or StorageUnavailableError.
+ * It does not own the connection: whoever opened the database closes it.
+ */
+export interface Storage {
+  readonly engine: 'sqlite' | 'postgres';
+  readonly products: ProductRepository;
+  readonly workspaces: WorkspaceRepository;
+  readonly readiness: ReadinessRepository;
+  /**
+   * Runs `work` in a transaction and resolves with its result once the COMMIT is acknowledged;
+   * if `work` rejects, nothing it wrote remains and the rejection is passed on. Engines may run
+   * several works in one transaction (SQLite's group commit) or retry a work after a
+   * serialization failure (PostgreSQL), so a work must have no effect outside `tx`.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+}

@@ -44,6 +44,9 @@ export interface App {
   readonly logger: Logger;
 }
 
+// Every method that changes something needs the token when one is configured (API.md §7).
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
+
 /** Wires database → repositories → use cases → routes, and returns the request listener. */
 export function createApp(options: AppOptions): App {
   const { db, config } = options;
@@ -70,7 +73,7 @@ export function createApp(options: AppOptions): App {
     if (match.kind === 'method_not_allowed') {
       throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
     }
-    if (ctx.method === 'POST' && checkToken !== null) checkToken(ctx.req.headers.authorization);
+    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
     return match.handler({ ...ctx, params: match.params });
   }
 

@@ -19,6 +19,7 @@ const SCOPE_TEXT: Readonly<Record<ErrorScope, string>> = {
   list: 'lists',
   read: 'reads by id',
   create: 'creates',
+  change: 'changes and deletes',
   authenticated: 'creates, when a token is configured',
   limited: 'every operation but readiness, when rate limiting is on',
   any_operation: 'any operation',

@@ -11,6 +11,7 @@ export type ErrorScope =
   | 'list' // GET of a collection
   | 'read' // GET of one resource by id
   | 'create' // every POST
+  | 'change' // every PATCH and DELETE (placeholder until the document lists them)
   | 'authenticated' // every POST, when an API token is configured
   | 'limited' // every operation but readiness, when rate limiting is on
   | 'any_operation' // every operation
@@ -28,6 +29,8 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   not_found: 'read',
   method_not_allowed: 'any_request',
   idempotency_key_in_use: 'create',
+  product_archived: 'change',
+  precondition_failed: 'change',
   payload_too_large: 'create',
   unsupported_media_type: 'create',
   validation_failed: 'create',

@@ -8,5 +8,6 @@ export function presentProduct(product: Product): object {
     priceInCents: product.priceInCents,
     status: product.status,
     createdAt: product.createdAt,
+    updatedAt: product.updatedAt,
   };
 }

@@ -1,12 +1,27 @@
 // `npm run lint:openapi`: writes the document as the service serves it (with the defaults, and with
 // a token and rate limiting on, so every response is listed) and lints both with Redocly's
 // recommended rules. The CLI is fetched by npx, so it is not a dependency of this package.
+// Then generates TypeScript types from each with openapi-typescript (pinned in
+// test/openapi/typed-client/) and type-checks the client there against them.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenApiDocument } from '../src/openapi/document.ts';
+import { checkTypedClient } from '../test/openapi/generated-types.ts';
+
+// True when the client compiles against the types generated from the document at `path`.
+function typedClientCompiles(path: string): boolean {
+  const typed = checkTypedClient(readFileSync(path, 'utf8'));
+  try {
+    for (const { file, line, text } of typed.diagnostics) console.error(`${file}:${line}: ${text}`);
+    console.log(`${basename(path)}: openapi-typescript types ${typed.diagnostics.length === 0 ? 'type-check the client' : 'do NOT type-check the client'}`);
+    return typed.diagnostics.length === 0;
+  } finally {
+    typed.remove();
+  }
+}
 
 const config = fileURLToPath(new URL('../redocly.yaml', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
@@ -20,7 +35,8 @@ try {
     return path;
   });
   const lint = spawnSync('npx', ['--yes', '@redocly/cli@2', 'lint', '--config', config, ...files], { stdio: 'inherit' });
-  process.exitCode = lint.status ?? 1;
+  const typed = files.map(typedClientCompiles).every(Boolean);
+  process.exitCode = lint.status === 0 && typed ? 0 : 1;
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }

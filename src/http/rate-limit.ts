@@ -5,44 +5,63 @@ import { HttpError } from './errors.ts';
 /** What the limiter decided for one request. */
 export interface RateLimitDecision {
   allowed: boolean;
-  /** Requests still available now (the `r` of the RateLimit field). */
+  /** Requests the client could send right now, after this one (the `r` of the RateLimit field). */
   remaining: number;
-  /** Seconds until the client's counting window rolls over (`t`), or until a retry can succeed when refused. */
+  /** Whole seconds, rounded up, until one more than `remaining` could be sent (`t`); the Retry-After when refused. */
   resetSeconds: number;
 }
 
 export interface RateLimiterOptions {
   limit: number;
+  /** A whole number of milliseconds. */
   windowMs: number;
   /** Most clients tracked at once; the least recently seen is forgotten beyond it. */
   maxClients?: number;
+  /** The clock in milliseconds; a monotonic one by default, so a clock set back never lengthens a wait. */
   now?: () => number;
 }
 
-interface Counter {
-  windowStart: number;
-  previous: number;
-  current: number;
+/**
+ * Tick counts since the limiter's epoch stay about this small (the epoch then moves to now), so that
+ * with a window of at most 2^52 ticks every sum of ticks is an exact integer in a double.
+ */
+export const REBASE_AFTER_TICKS = 2 ** 51;
+
+const monotonicMs = (): number => performance.now();
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 /**
- * Sliding-window counter per client: the count of the current window plus the previous window's
- * count weighted by how much of it still overlaps the last `windowMs`. Windows start at a client's
- * first request. Refused requests are not counted, so a client that keeps retrying is not locked out.
+ * GCRA (generic cell rate algorithm) per client: one number, the theoretical arrival time TAT.
+ * With T = window / limit, a request at time t is allowed when max(TAT, t) + T − t ≤ window, and
+ * then TAT becomes max(TAT, t) + T; a refused request changes nothing. So an idle client has a burst
+ * of `limit`, then one request per T; a client idle for a whole window is always allowed, and a
+ * refused one waits max(TAT, t) + T − window − t ≤ T ≤ window.
  */
 export class RateLimiter {
-  readonly #limit: number;
-  readonly #windowMs: number;
+  // Time is counted in ticks of gcd(limit, windowMs) / limit ms, so T and the window are whole
+  // numbers of ticks and no rounding ever builds up.
+  readonly #ticksPerMs: number;
+  readonly #interval: number;
+  readonly #window: number;
   readonly #maxClients: number;
   readonly #now: () => number;
-  // A Map keeps insertion order; re-inserting on each hit makes its first key the least recently seen.
-  readonly #clients = new Map<string, Counter>();
+  #epochMs: number;
+  #lastMs: number;
+  // client → TAT in ticks since #epochMs. A Map keeps insertion order; re-inserting on each request
+  // makes its first key the least recently seen.
+  readonly #clients = new Map<string, number>();
 
   constructor(options: RateLimiterOptions) {
-    this.#limit = options.limit;
-    this.#windowMs = options.windowMs;
+    const divisor = gcd(options.limit, options.windowMs);
+    this.#ticksPerMs = options.limit / divisor;
+    this.#interval = options.windowMs / divisor;
+    this.#window = this.#interval * options.limit;
     this.#maxClients = options.maxClients ?? 100_000;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? monotonicMs;
+    this.#epochMs = this.#lastMs = Math.floor(this.#now());
   }
 
   /** How many clients are tracked now (bounded by `maxClients`). */
@@ -50,49 +69,45 @@ export class RateLimiter {
     return this.#clients.size;
   }
 
-  /** Counts one request of `client` when it fits under the limit. */
+  /** Counts one request of `client` when it conforms; a refused request is not counted. */
   take(client: string): RateLimitDecision {
-    const now = this.#now();
-    const counter = this.#counterOf(client, now);
-    const elapsed = now - counter.windowStart;
-    const used = counter.previous * (1 - elapsed / this.#windowMs) + counter.current;
-    if (used + 1 > this.#limit) {
-      return { allowed: false, remaining: 0, resetSeconds: Math.max(1, Math.ceil(this.#msUntilOneFits(counter, elapsed) / 1000)) };
-    }
-    counter.current += 1;
-    const remaining = Math.max(0, Math.floor(this.#limit - used - 1));
-    return { allowed: true, remaining, resetSeconds: Math.max(1, Math.ceil((this.#windowMs - elapsed) / 1000)) };
+    const now = this.#ticksNow();
+    const stored = this.#clients.get(client);
+    const start = Math.max(stored ?? now, now);
+    const allowed = start + this.#interval - now <= this.#window;
+    const tat = allowed ? start + this.#interval : start;
+    // Refused requests still count as being seen, or a flooding client would be evicted and start afresh.
+    this.#remember(client, tat);
+    const backlog = tat - now;
+    const remaining = Math.floor((this.#window - backlog) / this.#interval);
+    // One more request fits once the backlog has shrunk to window − (remaining + 1)·T.
+    const untilNext = backlog + (remaining + 1) * this.#interval - this.#window;
+    return { allowed, remaining, resetSeconds: Math.ceil(untilNext / (this.#ticksPerMs * 1000)) };
   }
 
-  #counterOf(client: string, now: number): Counter {
-    let counter = this.#clients.get(client);
-    if (counter === undefined) {
-      if (this.#clients.size >= this.#maxClients) this.#clients.delete(this.#clients.keys().next().value as string);
-      counter = { windowStart: now, previous: 0, current: 0 };
-    } else {
-      this.#clients.delete(client);
-      const windows = Math.floor((now - counter.windowStart) / this.#windowMs);
-      if (windows > 0) {
-        counter.previous = windows === 1 ? counter.current : 0;
-        counter.current = 0;
-        counter.windowStart += windows * this.#windowMs;
-      }
+  #remember(client: string, tat: number): void {
+    if (!this.#clients.delete(client) && this.#clients.size >= this.#maxClients) {
+      this.#clients.delete(this.#clients.keys().next().value as string);
     }
-    this.#clients.set(client, counter);
-    return counter;
+    this.#clients.set(client, tat);
   }
 
-  // The wait until previous·(1 − elapsed/window) + current ≤ limit − 1, in this window or the next.
-  #msUntilOneFits(counter: Counter, elapsed: number): number {
-    const room = this.#limit - 1;
-    const window = this.#windowMs;
-    if (counter.current <= room && counter.previous > 0) {
-      const wait = window * (1 - (room - counter.current) / counter.previous) - elapsed;
-      if (wait < window - elapsed) return Math.max(0, wait);
+  #ticksNow(): number {
+    // Never backwards: a clock set back must not make a backlog look longer than a window.
+    const ms = Math.max(this.#lastMs, Math.floor(this.#now()));
+    this.#lastMs = ms;
+    if ((ms - this.#epochMs) * this.#ticksPerMs > REBASE_AFTER_TICKS) this.#rebase(ms);
+    return (ms - this.#epochMs) * this.#ticksPerMs;
+  }
+
+  // Moves the epoch to `ms`. A client whose TAT has passed is forgotten: it would start afresh anyway.
+  #rebase(ms: number): void {
+    const shift = (ms - this.#epochMs) * this.#ticksPerMs;
+    this.#epochMs = ms;
+    for (const [client, tat] of this.#clients) {
+      if (tat <= shift) this.#clients.delete(client);
+      else this.#clients.set(client, tat - shift);
     }
-    // Next window: this window's count becomes the weighted one.
-    const intoNext = counter.current > room ? window * (1 - room / counter.current) : 0;
-    return window - elapsed + intoNext;
   }
 }
 

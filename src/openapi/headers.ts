@@ -39,11 +39,11 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
   if (options.rateLimited) {
     // Sent on every response counted against the limit, so not on a 503 answered while shutting down.
     const counted = 'IETF httpapi RateLimit header fields draft; on every response counted against the limit.';
-    headers['RateLimit'] = header(`The client's remaining quota \`r\` and seconds \`t\` until the window moves (${counted})`, {
+    headers['RateLimit'] = header(`\`r\`: requests the client could send right now; \`t\`: seconds (rounded up) until it could send one more; on a 429, \`r=0\` and \`t\` equals Retry-After (${counted})`, {
       type: 'string',
       pattern: '^"[A-Za-z0-9_-]+";r=\\d+;t=\\d+$',
     }, false);
-    headers['RateLimitPolicy'] = header(`The quota \`q\` per window of \`w\` seconds (${counted})`, {
+    headers['RateLimitPolicy'] = header(`\`q\` requests per window of \`w\` seconds: a burst of up to \`q\` after a silent window, then one every \`w\`/\`q\` seconds (${counted})`, {
       type: 'string',
       pattern: '^"[A-Za-z0-9_-]+";q=\\d+;w=\\d+$',
     }, false);

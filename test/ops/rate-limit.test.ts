@@ -1,8 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 const POLICY = '"default";q=3;w=60';
+
+// The server counts the time between two requests; the test only knows it is at most the time from
+// sending the first to receiving the last. So `t` after requests that began `elapsedMs` ago with
+// `fullSeconds` to go is between ceil(fullSeconds − elapsed) and fullSeconds, whatever the speed.
+function assertSecondsLeft(actual: number, fullSeconds: number, sinceMs: number): void {
+  const elapsedS = (performance.now() - sinceMs) / 1000;
+  assert.ok(actual <= fullSeconds && actual >= Math.max(1, Math.ceil(fullSeconds - elapsedS)), `${actual} s, expected ${fullSeconds} s less ${elapsedS} s`);
+}
+
+function rateLimitT(response: Response, remaining: number): number {
+  const match = /^"default";r=(\d+);t=(\d+)$/.exec(response.headers.get('ratelimit') ?? '');
+  assert.equal(Number(match?.[1]), remaining, `ratelimit ${response.headers.get('ratelimit')}`);
+  return Number(match?.[2]);
+}
 
 describe('rate limit of 3 per 60 s, behind a trusted proxy on 127.0.0.1', () => {
   let server: TestServer;
@@ -13,17 +28,21 @@ describe('rate limit of 3 per 60 s, behind a trusted proxy on 127.0.0.1', () => 
 
   const from = (client: string): Record<string, string> => ({ 'x-forwarded-for': client });
 
-  test('exactly 3 requests are allowed, each with the policy and the remaining quota', async () => {
+  let firstSent = 0;
+
+  test('a burst of 3 is allowed, each with the policy, the requests left now, and 20 s until one more', async () => {
+    firstSent = performance.now();
     for (const remaining of [2, 1, 0]) {
       const response = await fetch(`${server.url}/api/products`, { headers: from('198.51.100.1') });
       assert.equal(response.status, 200);
       assert.equal(response.headers.get('ratelimit-policy'), POLICY);
-      assert.match(response.headers.get('ratelimit') ?? '', new RegExp(`^"default";r=${remaining};t=(60|59)$`));
+      // One request frees up every 60/3 = 20 s, counted from the first of the burst.
+      assertSecondsLeft(rateLimitT(response, remaining), 20, firstSent);
       await response.arrayBuffer();
     }
   });
 
-  test('the 4th is refused with 429 rate_limited, Retry-After and the RateLimit fields', async () => {
+  test('the 4th is refused with 429 rate_limited, Retry-After (at most one emission interval) and the RateLimit fields', async () => {
     const response = await fetch(`${server.url}/api/products`, { headers: from('198.51.100.1') });
     assert.equal(response.status, 429);
     assert.equal(response.headers.get('content-type'), 'application/problem+json');
@@ -31,8 +50,7 @@ describe('rate limit of 3 per 60 s, behind a trusted proxy on 127.0.0.1', () => 
     assert.equal(problem.code, 'rate_limited');
     assert.equal(problem.title, 'Too Many Requests');
     const retryAfter = Number(response.headers.get('retry-after'));
-    // All 3 were spent at the start of the window: the first retry fits a third into the next one.
-    assert.ok(retryAfter >= 75 && retryAfter <= 80, `retry-after ${retryAfter}`);
+    assertSecondsLeft(retryAfter, 20, firstSent);
     assert.equal(response.headers.get('ratelimit-policy'), POLICY);
     assert.equal(response.headers.get('ratelimit'), `"default";r=0;t=${retryAfter}`);
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
@@ -62,9 +80,76 @@ describe('rate limit of 3 per 60 s, behind a trusted proxy on 127.0.0.1', () => 
     assert.match(direct.headers.get('ratelimit') ?? '', /^"default";r=2;/);
   });
 
+  test('IPv6 clients share one quota per /64', async () => {
+    const statusFrom = async (client: string): Promise<number> => {
+      const response = await fetch(`${server.url}/api/products`, { headers: from(client) });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    for (const host of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff:ffff:ffff:ffff']) assert.equal(await statusFrom(host), 200);
+    assert.equal(await statusFrom('2001:db8:1:2:aaaa::9'), 429);
+    assert.equal(await statusFrom('2001:db8:1:3::1'), 200);
+  });
+
   test('the refusal is in the access log with the client address', () => {
     const refused = server.logs.find((line) => (line['res'] as { statusCode?: number } | undefined)?.statusCode === 429);
     assert.equal((refused?.['req'] as { remoteAddress?: string } | undefined)?.remoteAddress, '198.51.100.1');
+  });
+});
+
+describe('rate limit of 5 per the default 60 s: a burst, then one request per 12 s', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_RATE_LIMIT: '5' });
+  });
+  after(() => server.stop());
+
+  test('after five at once the sixth waits at most 12 s (it was 72 with the sliding-window counter)', async () => {
+    const firstSent = performance.now();
+    for (const remaining of [4, 3, 2, 1, 0]) {
+      const response = await fetch(`${server.url}/api/products`);
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('ratelimit-policy'), '"default";q=5;w=60');
+      assertSecondsLeft(rateLimitT(response, remaining), 12, firstSent);
+      await response.arrayBuffer();
+    }
+    const refused = await fetch(`${server.url}/api/products`);
+    assert.equal(refused.status, 429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    assertSecondsLeft(retryAfter, 12, firstSent);
+    assert.equal(rateLimitT(refused, 0), retryAfter);
+    await refused.arrayBuffer();
+  });
+});
+
+describe('rate limit of 1 per 1 s: waiting Retry-After, or one silent window, is enough', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_RATE_LIMIT: '1', SVC_RATE_LIMIT_WINDOW_S: '1', SVC_TRUST_PROXY: '127.0.0.1' });
+  });
+  after(() => server.stop());
+
+  const get = (client: string): Promise<Response> => fetch(`${server.url}/api/products`, { headers: { 'x-forwarded-for': client } });
+  // Timers may fire a few milliseconds before the server's clock has moved as far.
+  const TIMER_SLACK_MS = 25;
+
+  test('a client refused once is allowed again after waiting Retry-After', async () => {
+    assert.equal((await get('198.51.100.7')).status, 200);
+    const refused = await get('198.51.100.7');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.equal(refused.headers.get('ratelimit'), '"default";r=0;t=1');
+    await sleep(Number(refused.headers.get('retry-after')) * 1000 + TIMER_SLACK_MS);
+    const retried = await get('198.51.100.7');
+    assert.equal(retried.status, 200);
+    assert.equal(retried.headers.get('ratelimit'), '"default";r=0;t=1');
+  });
+
+  test('a client silent for one whole window may send again', async () => {
+    assert.equal((await get('198.51.100.8')).status, 200);
+    await sleep(1000 + TIMER_SLACK_MS);
+    assert.equal((await get('198.51.100.8')).status, 200);
+    assert.equal((await get('198.51.100.8')).status, 429);
   });
 });
 

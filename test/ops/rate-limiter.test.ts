@@ -8,38 +8,109 @@ function limiterAt(limit: number, windowMs: number, maxClients?: number): { limi
   return { limiter: new RateLimiter(maxClients === undefined ? options : { ...options, maxClients }), clock };
 }
 
-test('exactly `limit` requests fit in a first window, with remaining counting down', () => {
-  const { limiter, clock } = limiterAt(3, 60_000);
-  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 2, resetSeconds: 60 });
-  clock.now += 10_000;
-  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 1, resetSeconds: 50 });
-  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 0, resetSeconds: 50 });
-  assert.equal(limiter.take('a').allowed, false);
+// Sends `count` requests at the current instant; returns whether each was allowed.
+function burst(limiter: RateLimiter, count: number, client = 'a'): boolean[] {
+  return Array.from({ length: count }, () => limiter.take(client).allowed);
+}
+
+test('limit 5 per 60 s: five in the first second, then the sixth waits 11 s (one request per 12 s), not 72', () => {
+  const { limiter, clock } = limiterAt(5, 60_000);
+  const start = clock.now;
+  for (const [i, remaining] of [4, 3, 2, 1, 0].entries()) {
+    clock.now = start + i * 200;
+    // Each request frees up again 12 s after the one before it: one more fits 12 s from now.
+    assert.deepEqual(limiter.take('a'), { allowed: true, remaining, resetSeconds: 12 });
+  }
+  clock.now = start + 1000;
+  // TAT is now start + 60 s; a sixth fits when TAT + 12 s − t ≤ 60 s, at t = start + 12 s.
+  assert.deepEqual(limiter.take('a'), { allowed: false, remaining: 0, resetSeconds: 11 });
+  clock.now = start + 11_999;
+  assert.deepEqual(limiter.take('a'), { allowed: false, remaining: 0, resetSeconds: 1 });
+  clock.now = start + 12_000;
+  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 0, resetSeconds: 12 });
 });
 
-test('a refused request says when one will fit, and is not counted', () => {
+test('limit 5 per 60 s: after five in the first second and silence, second 61 is allowed with the whole burst back', () => {
+  const { limiter, clock } = limiterAt(5, 60_000);
+  const start = clock.now;
+  for (let i = 0; i < 5; i++) {
+    clock.now = start + i * 200;
+    assert.equal(limiter.take('a').allowed, true);
+  }
+  clock.now = start + 61_000;
+  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 4, resetSeconds: 12 });
+  assert.deepEqual(burst(limiter, 5), [true, true, true, true, false]);
+});
+
+test('limit 1 per 1 s: refused at 0.3 s with Retry-After 1, allowed at 1.3 s', () => {
+  const { limiter, clock } = limiterAt(1, 1000);
+  const start = clock.now;
+  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 0, resetSeconds: 1 });
+  clock.now = start + 300;
+  assert.deepEqual(limiter.take('a'), { allowed: false, remaining: 0, resetSeconds: 1 });
+  clock.now = start + 1300;
+  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 0, resetSeconds: 1 });
+});
+
+test('a client silent for exactly one whole window gets the full burst back, one millisecond less is not enough', () => {
+  const { limiter, clock } = limiterAt(4, 10_000);
+  for (const client of ['a', 'b']) assert.deepEqual(burst(limiter, 5, client), [true, true, true, true, false]);
+  clock.now += 9_999;
+  assert.deepEqual(burst(limiter, 4, 'a'), [true, true, true, false]);
+  clock.now += 1;
+  assert.deepEqual(burst(limiter, 5, 'b'), [true, true, true, true, false]);
+});
+
+test('refused requests are not counted: retrying every millisecond does not push the wait back', () => {
   const { limiter, clock } = limiterAt(2, 10_000);
-  limiter.take('a');
-  limiter.take('a');
-  // Next window starts at +10 s with the previous count 2 weighted down: 2·(1 − x/10) ≤ 1 at x = 5 s.
-  assert.deepEqual(limiter.take('a'), { allowed: false, remaining: 0, resetSeconds: 15 });
-  for (let i = 0; i < 50; i++) limiter.take('a');
-  clock.now += 14_900;
-  assert.equal(limiter.take('a').allowed, false);
-  clock.now += 100;
+  const start = clock.now;
+  assert.deepEqual(burst(limiter, 2), [true, true]);
+  for (let elapsed = 0; elapsed < 5000; elapsed++) {
+    clock.now = start + elapsed;
+    const decision = limiter.take('a');
+    assert.equal(decision.allowed, false);
+    assert.equal(decision.resetSeconds, Math.ceil((5000 - elapsed) / 1000));
+  }
+  clock.now = start + 5000;
   assert.equal(limiter.take('a').allowed, true);
-  assert.equal(limiter.take('a').allowed, false);
 });
 
-test('the previous window counts in proportion to its overlap (sliding window)', () => {
-  const { limiter, clock } = limiterAt(10, 10_000);
-  for (let i = 0; i < 10; i++) assert.equal(limiter.take('a').allowed, true);
-  clock.now += 12_000; // 20% into the next window: the previous 10 weigh 8
-  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 1, resetSeconds: 8 });
+test('an emission interval that is not a whole number of milliseconds is counted exactly', () => {
+  // 3 per 10 s: T = 3333⅓ ms. After a burst of 3, the next fits at 3333⅓ ms, so first at 3334.
+  const { limiter, clock } = limiterAt(3, 10_000);
+  const start = clock.now;
+  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 2, resetSeconds: 4 });
+  assert.deepEqual(burst(limiter, 3), [true, true, false]);
+  clock.now = start + 3333;
+  assert.deepEqual(limiter.take('a'), { allowed: false, remaining: 0, resetSeconds: 1 });
+  clock.now = start + 3334;
+  // Backlog 10 000 − 3334 + 3333⅓ ms; one more fits 3332⅔ ms from now.
+  assert.deepEqual(limiter.take('a'), { allowed: true, remaining: 0, resetSeconds: 4 });
+  clock.now = start + 10_000 + 3334; // a whole window after the last: 3 × 3333⅓ = 10 000 exactly
+  assert.deepEqual(burst(limiter, 4), [true, true, true, false]);
+});
+
+test('the bound is reached: N at once, then one per T, gives 2N in a closed interval of one window', () => {
+  const { limiter, clock } = limiterAt(5, 60_000);
+  const start = clock.now;
+  let allowed = burst(limiter, 6).filter(Boolean).length;
+  for (let k = 1; k <= 5; k++) {
+    clock.now = start + k * 12_000 - 1;
+    assert.equal(limiter.take('a').allowed, false);
+    clock.now = start + k * 12_000;
+    allowed += burst(limiter, 2).filter(Boolean).length;
+  }
+  // 5 at 0 s and one at 12, 24, 36, 48 and 60 s: 10 in [0 s, 60 s], 9 in [0 s, 60 s).
+  assert.equal(allowed, 10);
+});
+
+test('a clock set back never lengthens a wait beyond one window', () => {
+  const { limiter, clock } = limiterAt(2, 10_000);
+  assert.deepEqual(burst(limiter, 2), [true, true]);
+  clock.now -= 3_600_000;
+  assert.deepEqual(limiter.take('a'), { allowed: false, remaining: 0, resetSeconds: 5 });
+  clock.now += 3_600_000 + 5000;
   assert.equal(limiter.take('a').allowed, true);
-  assert.equal(limiter.take('a').allowed, false);
-  clock.now += 30_000; // two windows later, nothing from before weighs
-  assert.equal(limiter.take('a').remaining, 9);
 });
 
 test('clients are counted apart', () => {

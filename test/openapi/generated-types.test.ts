@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { resolvePointer } from '../support/schema.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { checkTypedClient, type Mutant, type TypedClient } from './generated-types.ts';
+
+// The served document, turned into types by openapi-typescript 7.13.0 with its defaults (the most
+// used TypeScript generator), must type a client that follows the contract, refuse one that does
+// not, and agree with what the live server answers. The client is typed-client/client.ts.
+type Json = Record<string, unknown>;
+
+// Each is one line of client.ts changed into a type error; tsc must report an error on that line.
+const MUTANTS: Mutant[] = [
+  { name: 'a price sent as a string', from: "priceInCents: 1999 }", to: "priceInCents: '12' }" },
+  { name: 'an unknown member in a create', from: "{ name: 'Desk lamp', priceInCents: 1999 }", to: "{ name: 'Desk lamp', priceInCents: 1999, colour: 'red' }" },
+  { name: 'a status outside ProductStatus', from: 'status: 2 }', to: 'status: 3 }' },
+  { name: 'a workspace without its required name', from: "{ body: { name: 'Acme' } }", to: '{ body: {} }' },
+  { name: 'a method the path does not have', from: "api.call('post', '/api/workspaces'", to: "api.call('put', '/api/workspaces'" },
+  { name: 'a path the document does not have', from: "'/api/products/{id}'", to: "'/api/product/{id}'" },
+  { name: 'an id that is not a number', from: 'path: { id: defaulted.id }', to: 'path: { id: String(defaulted.id) }' },
+  { name: 'a status the operation does not answer', from: "{ body: lamp }), 201)", to: "{ body: lamp }), 200)" },
+  { name: 'a member a Product does not have', from: '= defaulted.status;', to: '= defaulted.state;' },
+  { name: 'a member a Problem does not have', from: 'problem.errors ??', to: 'problem.fieldErrors ??' },
+];
+
+interface Product {
+  id: number;
+  status: number;
+}
+// What client.ts's `scenario` returns (its own types are generated, so the suite's typecheck cannot import them).
+interface Report {
+  defaulted: Product;
+  archived: Product;
+  read: Product;
+  pages: Product[][];
+  workspace: { id: number; name: string };
+  problem: Json;
+  invalid: string[];
+}
+
+let server: TestServer;
+let document: Json;
+let typed: TypedClient;
+before(async () => {
+  server = await startTestServer();
+  const served = await (await fetch(`${server.url}/api/openapi.json`)).text();
+  document = JSON.parse(served) as Json;
+  typed = checkTypedClient(served, MUTANTS);
+});
+after(async () => {
+  typed.remove();
+  await server.stop();
+});
+
+test('no request body schema gives a member a default (openapi-typescript would type it as required)', () => {
+  const bodies = Object.values(document['paths'] as Record<string, Record<string, Json>>)
+    .flatMap((item) => Object.values(item))
+    .map((operation) => ((operation['requestBody'] as Json | undefined)?.['content'] as Record<string, { schema: Json }> | undefined) ?? {})
+    .flatMap((content) => Object.values(content).map((media) => media.schema));
+  assert.ok(bodies.length >= 2, 'the creates have request bodies');
+  for (const body of bodies) {
+    const schema = (typeof body['$ref'] === 'string' ? resolvePointer(document, body['$ref']) : body) as Json;
+    for (const [name, member] of Object.entries((schema['properties'] as Record<string, Json> | undefined) ?? {})) {
+      assert.equal('default' in member, false, `${String(body['$ref'])} ${name}`);
+    }
+  }
+});
+
+test('the generated types accept a client that follows the contract, status left out included', () => {
+  assert.deepEqual(typed.diagnostics.filter((d) => d.file === 'client.ts'), []);
+});
+
+test('every deliberate type error in the client fails to compile, on its own line', () => {
+  assert.equal(typed.mutants.length, MUTANTS.length);
+  for (const mutant of typed.mutants) {
+    const errors = typed.diagnostics.filter((d) => d.file === mutant.file);
+    assert.ok(errors.some((d) => d.line === mutant.line), `${mutant.name}: expected an error on line ${mutant.line}, got ${JSON.stringify(errors)}`);
+  }
+});
+
+test('the typed client runs against the live server, and what it receives is what the types say', async () => {
+  const client = (await import(pathToFileURL(join(typed.folder, 'client.ts')).href)) as { scenario(base: string): Promise<Report> };
+  const report = await client.scenario(server.url);
+  assert.equal(report.defaulted.status, 1, 'status left out is 1');
+  assert.equal(report.archived.status, 2);
+  assert.deepEqual(report.read, report.defaulted);
+  assert.deepEqual(report.pages.map((page) => page.map((product) => product.id)), [[report.archived.id], [report.defaulted.id]]);
+  assert.equal(report.workspace.name, 'Acme');
+  assert.equal(report.problem['code'], 'validation_failed');
+  assert.deepEqual(report.invalid, ['/name too_short', '/priceInCents too_small']);
+});

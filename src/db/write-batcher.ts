@@ -3,6 +3,9 @@ import type { DatabaseSync } from 'node:sqlite';
 /** A synchronous unit of work run inside a shared write transaction. */
 export type WriteWork<T> = () => T;
 
+/** Told how many writes each committed transaction carried (the db_commit_batch_size metric). */
+export type CommitObserver = (writes: number) => void;
+
 interface Pending {
   work: WriteWork<unknown>;
   resolve(value: unknown): void;
@@ -17,12 +20,14 @@ interface Pending {
 export class WriteBatcher {
   readonly #db: DatabaseSync;
   readonly #maxBatch: number;
+  readonly #onCommit: CommitObserver | undefined;
   #queue: Pending[] = [];
   #scheduled = false;
 
-  constructor(db: DatabaseSync, maxBatch = 256) {
+  constructor(db: DatabaseSync, maxBatch = 256, onCommit?: CommitObserver) {
     this.#db = db;
     this.#maxBatch = maxBatch;
+    this.#onCommit = onCommit;
   }
 
   /** Runs `work` in the next shared transaction; resolves with its result once committed. */
@@ -53,6 +58,7 @@ export class WriteBatcher {
       db.exec('BEGIN IMMEDIATE');
       for (const item of batch) outcomes.push(runInSavepoint(db, item.work));
       db.exec('COMMIT');
+      this.#onCommit?.(batch.length);
     } catch (error) {
       // A closed or broken database throws here too; the waiting requests must still be
       // answered (with the first error), or they hang and the throw escapes as uncaught.

@@ -7,7 +7,7 @@ import { DatabaseMissingError, openDatabase, readSchemaVersionOf } from './db/da
 import { latestVersion } from './db/migrate.ts';
 import { answerClientError } from './http/client-error.ts';
 import { createLogger, type Logger } from './log/logger.ts';
-import { type ExposedMetrics, exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
+import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 
 /** A listening service. */
@@ -86,16 +86,13 @@ export async function startServer(
     });
   });
   const url = urlOf(server);
-  let exposed: ExposedMetrics;
-  try {
-    exposed = await exposeMetrics(config, metrics);
-  } catch (error) {
+  const exposed = await exposeMetrics(config, metrics).catch(async (error: unknown): Promise<never> => {
     // The metrics port is taken: undo what started, so an embedding program is left as it was.
     await new Promise<void>((resolve) => server.close(() => resolve()));
     metrics?.close();
     if (options.db === undefined) db.close();
     throw error;
-  }
+  });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= shutdown(server, app, db, config.shutdownTimeoutMs).then(() => exposed.close());

@@ -87,7 +87,6 @@ class Supervisor {
     if (this.#exitCode !== null) return;
     this.#exitCode = code;
     this.#restarts.forEach(clearTimeout);
-    void this.#metrics.close();
     if (this.#live.size === 0) return this.#finish();
     for (const worker of this.#live) worker.process.kill('SIGTERM');
     setTimeout(() => {
@@ -98,6 +97,8 @@ class Supervisor {
   }
 
   #finish(): void {
+    // Scrapes were answered until the last worker exited, so the drain could be watched.
+    void this.#metrics.close();
     this.#logger.info('stopped', { exitCode: this.#exitCode });
     this.#logger.flush();
     process.exit(this.#exitCode ?? 0);

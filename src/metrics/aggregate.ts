@@ -38,7 +38,7 @@ function mergeInto(into: FamilySnapshot, from: FamilySnapshot): void {
   if (into.type === 'histogram' && from.type === 'histogram') {
     // Bounds differ only between builds; counts of different buckets cannot be added.
     if (!sameBounds(into.bounds, from.bounds)) return;
-    const copy = (copyOf({ ...from }) as HistogramFamily).series;
+    const copy = (copyOf(from) as HistogramFamily).series;
     mergeSeries(into.series, copy, (t, s) => {
       t.counts = t.counts.map((n, i) => n + numberOr(s.counts[i], 0));
       t.sum += s.sum;

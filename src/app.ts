@@ -15,9 +15,11 @@ import { requestIdFrom } from './http/request-id.ts';
 import { asClientError } from './http/problem.ts';
 import { sendProblem, sendReply } from './http/respond.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
-import { createRouter } from './http/router.ts';
+import { createRouter, type RouteMatch } from './http/router.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createLogger, type Logger } from './log/logger.ts';
+import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
+import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { openApiOptionsFor } from './openapi/document.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
 import { addProductRoutes } from './products/routes.ts';
@@ -32,6 +34,8 @@ export interface AppOptions {
   logger?: Logger;
   /** The folder of migrations whose newest number readiness expects; the package's own by default. */
   sqlDir?: string;
+  /** What to count requests, commits, replays and 429s in (createServiceMetrics()); nothing is counted without. */
+  metrics?: ServiceMetrics | null;
 }
 
 /** A `node:http` request listener with the service's lifecycle controls. */
@@ -42,6 +46,8 @@ export interface App {
   /** Every method and path pattern served (HEAD aside). */
   readonly routes: readonly { method: string; pattern: string }[];
   readonly logger: Logger;
+  /** The metrics given at creation (serve `metrics.text()` on a listener of your own), or null. */
+  readonly metrics: ServiceMetrics | null;
 }
 
 // Every method that changes something needs the token when one is configured (API.md §7).
@@ -51,7 +57,8 @@ const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
 export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const storage: Storage = createSqliteStorage(db);
+  const metrics = options.metrics ?? null;
+  const storage: Storage = createSqliteStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir));
@@ -63,12 +70,12 @@ export function createApp(options: AppOptions): App {
   const limitRate = rateLimitGuard(config.rateLimit, config.rateLimitWindowS);
   let draining = false;
 
-  function route(ctx: RequestContext, res: ServerResponse, clientAddress: string): Reply | Promise<Reply> {
+  // The match is made before the checks (it is pure), so even a refused request is counted under its route.
+  function route(ctx: RequestContext, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
     if (draining) throw new HttpError('unavailable', { detail: 'The service is shutting down.', headers: { connection: 'close' } });
     checkHostHeader(ctx.req);
     // Readiness probes come from orchestrators and load balancers, not clients: never limited.
     if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, clientAddress);
-    const match = router.match(ctx.method, ctx.path);
     if (match.kind === 'not_found') throw new HttpError('not_found');
     if (match.kind === 'method_not_allowed') {
       throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
@@ -79,6 +86,7 @@ export function createApp(options: AppOptions): App {
 
   const app = ((req: IncomingMessage, res: ServerResponse): void => {
     const startedAt = performance.now();
+    metrics?.http.started();
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const ctx: RequestContext = {
@@ -90,14 +98,21 @@ export function createApp(options: AppOptions): App {
       requestId: requestIdFrom(req.headers['x-request-id']),
     };
     const remoteAddress = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+    const match = router.match(ctx.method, ctx.path);
+    const count = (status: number): void => {
+      metrics?.http.finished(ctx.method, match.kind === 'not_found' ? UNMATCHED_ROUTE : match.pattern, status, startedAt);
+    };
     const finish = (status: number): void => {
+      count(status);
       logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url, remoteAddress, statusCode: status, startedAt });
     };
     const fail = (thrown: unknown): void => {
       const error = asClientError(thrown);
       if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
+      else if (error.code === 'rate_limited') metrics?.rateLimited.inc();
       if (res.headersSent) {
         res.destroy();
+        count(res.statusCode);
         return;
       }
       // Once draining, a request that was already in flight still ends its connection.
@@ -107,11 +122,12 @@ export function createApp(options: AppOptions): App {
     };
     const succeed = (reply: Reply): void => {
       if (draining) res.setHeader('connection', 'close');
+      if (metrics !== null && reply.headers?.['idempotent-replayed'] !== undefined) metrics.idempotentReplays.inc();
       sendReply(req, res, reply, ctx.requestId);
       finish(reply.status);
     };
     try {
-      const reply = route(ctx, res, remoteAddress);
+      const reply = route(ctx, res, remoteAddress, match);
       if (reply instanceof Promise) reply.then(succeed, fail);
       else succeed(reply);
     } catch (error) {
@@ -125,5 +141,6 @@ export function createApp(options: AppOptions): App {
     },
     routes: router.routes(),
     logger,
+    metrics,
   });
 }

@@ -25,6 +25,9 @@ export interface Config {
   rateLimit: number;
   rateLimitWindowS: number;
   apiToken: string;
+  /** The metrics listener's port (0: any free port), or null when metrics are off. */
+  metricsPort: number | null;
+  metricsHost: string;
 }
 
 /** Thrown for an invalid variable; its message is the one line start-up prints. */
@@ -68,13 +71,40 @@ function workers(env: Env): number {
   }
 }
 
-function host(env: Env): string {
-  const raw = env['SVC_HOST'];
+function host(env: Env, name: string): string {
+  const raw = env[name];
   if (raw === undefined || raw === '') return '127.0.0.1';
   const value = raw.trim();
   const hostname = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
-  if (isIP(value) === 0 && !hostname.test(value)) fail('SVC_HOST', raw, 'an IP address or a host name');
+  if (isIP(value) === 0 && !hostname.test(value)) fail(name, raw, 'an IP address or a host name');
   return value;
+}
+
+// Empty is off; otherwise a port like SVC_PORT's.
+function metricsPort(env: Env): number | null {
+  const raw = env['SVC_METRICS_PORT'];
+  if (raw === undefined || raw === '') return null;
+  try {
+    return integer(env, 'SVC_METRICS_PORT', 0, 0, 65535);
+  } catch {
+    return fail('SVC_METRICS_PORT', raw, 'an integer from 0 to 65535 (0: any free port), or empty for no metrics listener');
+  }
+}
+
+const WILDCARDS: ReadonlySet<string> = new Set(['0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
+
+// Metrics are never served on the API's listener: the same fixed port on the same (or an
+// every-address) host is refused here, in words, rather than as EADDRINUSE at start-up.
+function checkMetricsPort(config: Config): Config {
+  const { port, metricsPort: metrics } = config;
+  const sameHost = config.host.toLowerCase() === config.metricsHost.toLowerCase() || WILDCARDS.has(config.host) || WILDCARDS.has(config.metricsHost);
+  if (metrics !== null && metrics !== 0 && metrics === port && sameHost) {
+    throw new ConfigError(
+      `invalid SVC_METRICS_PORT=${JSON.stringify(String(metrics))}: expected another port than SVC_PORT (${port}) ` +
+        `on SVC_METRICS_HOST ${config.metricsHost}; metrics have their own listener, never the API's`,
+    );
+  }
+  return config;
 }
 
 /** Accepts `a.b.c.d`, `a.b.c.d/n`, IPv6 and IPv6/n entries. */
@@ -121,9 +151,9 @@ function checkTimeouts(config: Config): Config {
 
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
-  return checkTimeouts({
+  const config = checkTimeouts({
     port: integer(env, 'SVC_PORT', 3000, 0, 65535),
-    host: host(env),
+    host: host(env, 'SVC_HOST'),
     dbPath: text(env, 'SVC_DB_PATH', 'data/app.db'),
     durability: oneOf(env, 'SVC_DB_DURABILITY', 'full', DURABILITIES),
     workers: workers(env),
@@ -138,5 +168,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: integer(env, 'SVC_RATE_LIMIT', 0, 0, 1_000_000_000),
     rateLimitWindowS: integer(env, 'SVC_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     apiToken: apiToken(env),
+    metricsPort: metricsPort(env),
+    metricsHost: host(env, 'SVC_METRICS_HOST'),
   });
+  return checkMetricsPort(config);
 }

@@ -11,6 +11,15 @@ export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } f
 export { DEFAULT_SQL_DIR, latestVersion, migrate, MigrationError, type MigrationResult } from './db/migrate.ts';
 /** The pino-format JSON line logger the app writes its access log with. */
 export { createLogger, type LogFields, type Logger, type LogSink } from './log/logger.ts';
+/** Prometheus metrics: create them, pass them to createApp, serve `metrics.text()` on a listener of your own. */
+export { createServiceMetrics, type ServiceMetrics } from './metrics/service-metrics.ts';
+/** A request listener that serves only GET/HEAD /metrics from a text source (404 elsewhere). */
+export { metricsRequestListener, type MetricsSource } from './metrics/listener.ts';
+/** The media type of a scrape, and the `route` label of requests that match no route. */
+export { METRICS_CONTENT_TYPE } from './metrics/exposition.ts';
+export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
+/** A family read at scrape time (e.g. a connection pool's state), added with `metrics.registry.register(…)`. */
+export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
 /** The OpenAPI 3.1 document the app serves, for merging into a host's own document. */
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */

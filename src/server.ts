@@ -7,12 +7,16 @@ import { DatabaseMissingError, openDatabase, readSchemaVersionOf } from './db/da
 import { latestVersion } from './db/migrate.ts';
 import { answerClientError } from './http/client-error.ts';
 import { createLogger, type Logger } from './log/logger.ts';
+import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
+import type { ServiceMetrics } from './metrics/service-metrics.ts';
 
 /** A listening service. */
 export interface RunningServer {
   url: string;
   server: Server;
   app: App;
+  /** `http://host:port/metrics` when this process serves SVC_METRICS_PORT, else null. */
+  metricsUrl: string | null;
   /** Graceful stop: refuse new work, let in-flight requests finish (bounded), close the database. */
   close(): Promise<void>;
 }
@@ -47,10 +51,14 @@ function urlOf(server: Server): string {
 }
 
 /** Starts the HTTP service on a migrated database; resolves once it listens. */
-export async function startServer(config: Config, options: { logger?: Logger; db?: DatabaseSync } = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  options: { logger?: Logger; db?: DatabaseSync; metrics?: ServiceMetrics | null } = {},
+): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const db = options.db ?? openMigratedDatabase(config);
-  const app = createApp({ db, config, logger });
+  const metrics = options.metrics === undefined ? serviceMetricsFor(config) : options.metrics;
+  const app = createApp({ db, config, logger, metrics });
   const server = createServer(
     {
       headersTimeout: config.headersTimeoutMs,
@@ -78,12 +86,19 @@ export async function startServer(config: Config, options: { logger?: Logger; db
     });
   });
   const url = urlOf(server);
+  const exposed = await exposeMetrics(config, metrics).catch(async (error: unknown): Promise<never> => {
+    // The metrics port is taken: undo what started, so an embedding program is left as it was.
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    metrics?.close();
+    if (options.db === undefined) db.close();
+    throw error;
+  });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= shutdown(server, app, db, config.shutdownTimeoutMs);
+    closing ??= shutdown(server, app, db, config.shutdownTimeoutMs).then(() => exposed.close());
     return closing;
   };
-  return { url, server, app, close };
+  return { url, server, app, metricsUrl: exposed.url, close };
 }
 
 async function shutdown(server: Server, app: App, db: DatabaseSync, timeoutMs: number): Promise<void> {

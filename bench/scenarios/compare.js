@@ -3,7 +3,7 @@ import { copyOf } from '../lib/database.js';
 import { withServers } from '../lib/processes.js';
 import { checkAnswer, REQUESTS } from '../lib/requests.js';
 import { runRounds } from '../lib/rounds.js';
-import { ceiling, fastify, ours } from '../lib/servers.js';
+import { ceiling, fastify, METRICS_MODE, ours } from '../lib/servers.js';
 import { fixed, markdownTable, ratio } from '../lib/stats.js';
 
 export const ENDPOINTS = ['ping', 'list', 'create'];
@@ -16,6 +16,8 @@ function contenders(dir, template, endpoint) {
     fastify(dir, db('fastify-pino'), { pino: true }),
     ours(dir, db('ours')),
     ours(dir, db('ours-logs'), { logs: true }),
+    // BENCH_METRICS=both: what counting and a metrics listener cost, in the same rounds.
+    ...(METRICS_MODE === 'both' ? [ours(dir, db('ours-metrics'), { name: 'ours, metrics on', metrics: true })] : []),
     // For reference: what fsync-before-201 costs, against Fastify at the same durability.
     ...(endpoint === 'create' ? [ours(dir, db('ours-normal'), { name: 'ours, durability normal', extraEnv: { SVC_DB_DURABILITY: 'normal' } })] : []),
   ];
@@ -35,7 +37,7 @@ export async function runCompare({ dir, template1k, options }) {
 }
 
 // Each of ours is compared with the Fastify that logs the same way.
-const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify' };
+const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify', 'ours, metrics on': 'Fastify' };
 
 /** The markdown table of the comparison. */
 export function compareTable(results) {

@@ -17,7 +17,7 @@ export async function main(env: Env): Promise<void> {
   }
   let running;
   try {
-    if (cluster.isPrimary && config.workers > 1) return runPrimary(config, logger);
+    if (cluster.isPrimary && config.workers > 1) return await runPrimary(config, logger);
     running = await startServer(config, { logger });
   } catch (error) {
     const message = error instanceof SchemaNotReadyError ? error.message : `cannot start: ${(error as Error).message}`;
@@ -26,6 +26,7 @@ export async function main(env: Env): Promise<void> {
     process.exit(1);
   }
   if (cluster.isPrimary) logger.info(`listening on ${running.url}`, { url: running.url });
+  if (running.metricsUrl !== null) logger.info(`metrics on ${running.metricsUrl}`, { metricsUrl: running.metricsUrl });
   const stop = (signal: string): void => {
     logger.info('shutting down', { signal });
     running.close().then(

@@ -1,9 +1,10 @@
 /** Path parameters by name, e.g. `{ id: "17" }` for `/api/products/{id}`. */
 export type Params = Readonly<Record<string, string>>;
 
+/** What a path and method resolve to; `pattern` is the registered pattern (a metrics label, never the raw path). */
 export type RouteMatch<H> =
-  | { kind: 'found'; handler: H; params: Params }
-  | { kind: 'method_not_allowed'; allow: readonly string[] }
+  | { kind: 'found'; handler: H; params: Params; pattern: string }
+  | { kind: 'method_not_allowed'; allow: readonly string[]; pattern: string }
   | { kind: 'not_found' };
 
 /** A method + path router: `{name}` segments match one non-empty path segment. */
@@ -15,6 +16,7 @@ export interface Router<H> {
 }
 
 interface Route<H> {
+  pattern: string;
   segments: readonly string[];
   handlers: Map<string, H>;
 }
@@ -46,7 +48,7 @@ export function createRouter<H>(): Router<H> {
       const segments = pattern.split('/');
       let route = table.find((r) => r.segments.join('/') === segments.join('/'));
       if (route === undefined) {
-        route = { segments, handlers: new Map() };
+        route = { pattern, segments, handlers: new Map() };
         table.push(route);
       }
       route.handlers.set(method, handler);
@@ -57,15 +59,17 @@ export function createRouter<H>(): Router<H> {
       // Every route whose shape fits contributes to Allow, so a static route never hides
       // another method of a parameter route that matches the same path.
       const allow = new Set<string>();
+      let first: string | undefined;
       for (const route of table) {
         const params = matchSegments(route.segments, pathSegments);
         if (params === null) continue;
         const handler = route.handlers.get(method) ?? (method === 'HEAD' ? route.handlers.get('GET') : undefined);
-        if (handler !== undefined) return { kind: 'found', handler, params };
+        if (handler !== undefined) return { kind: 'found', handler, params, pattern: route.pattern };
+        first ??= route.pattern;
         for (const allowed of route.handlers.keys()) allow.add(allowed);
         if (route.handlers.has('GET')) allow.add('HEAD');
       }
-      return allow.size === 0 ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow] };
+      return first === undefined ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow], pattern: first };
     },
     routes: () => added,
   };

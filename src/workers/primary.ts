@@ -1,6 +1,7 @@
 import cluster, { type Address, type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log/logger.ts';
+import { type ExposedMetrics, exposeClusterMetrics } from '../metrics/expose.ts';
 import { openMigratedDatabase } from '../server.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
@@ -24,12 +25,14 @@ class Supervisor {
   readonly #live = new Set<Worker>();
   readonly #listened = new WeakSet<Worker>();
   readonly #restarts = new Set<NodeJS.Timeout>();
+  readonly #metrics: ExposedMetrics;
   #exitCode: number | null = null;
   #announced = false;
 
-  constructor(config: Config, logger: Logger) {
+  constructor(config: Config, logger: Logger, metrics: ExposedMetrics) {
     this.#config = config;
     this.#logger = logger;
+    this.#metrics = metrics;
     this.#policy = new RestartPolicy(config.workers);
   }
 
@@ -94,15 +97,22 @@ class Supervisor {
   }
 
   #finish(): void {
+    // Scrapes were answered until the last worker exited, so the drain could be watched.
+    void this.#metrics.close();
     this.#logger.info('stopped', { exitCode: this.#exitCode });
     this.#logger.flush();
     process.exit(this.#exitCode ?? 0);
   }
 }
 
-/** Runs the primary process: checks the schema once (never migrates), then supervises the workers. */
-export function runPrimary(config: Config, logger: Logger): void {
+/**
+ * Runs the primary process: checks the schema once (never migrates), starts the metrics listener
+ * that sums the workers' figures (SVC_METRICS_PORT), then supervises the workers.
+ */
+export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   // Fails fast (SchemaNotReadyError) instead of letting every worker die on the same database.
   openMigratedDatabase(config).close();
-  new Supervisor(config, logger).start();
+  const metrics = await exposeClusterMetrics(config);
+  if (metrics.url !== null) logger.info(`metrics on ${metrics.url}`, { metricsUrl: metrics.url, workers: config.workers });
+  new Supervisor(config, logger, metrics).start();
 }

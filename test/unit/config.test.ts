@@ -36,6 +36,8 @@ test('an empty environment gives the documented defaults', () => {
     rateLimit: 0,
     rateLimitWindowS: 60,
     apiToken: '',
+    metricsPort: null,
+    metricsHost: '127.0.0.1',
   });
 });
 
@@ -44,7 +46,7 @@ test('an empty string means the default, for every variable', () => {
     'SVC_PORT', 'SVC_HOST', 'SVC_DB_PATH', 'SVC_DB_DURABILITY', 'SVC_WORKERS', 'SVC_LOG_LEVEL',
     'SVC_BODY_LIMIT_BYTES', 'SVC_HEADERS_TIMEOUT_MS', 'SVC_REQUEST_TIMEOUT_MS', 'SVC_KEEP_ALIVE_TIMEOUT_MS',
     'SVC_MAX_CONNECTIONS', 'SVC_SHUTDOWN_TIMEOUT_MS', 'SVC_TRUST_PROXY', 'SVC_RATE_LIMIT',
-    'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN',
+    'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN', 'SVC_METRICS_PORT', 'SVC_METRICS_HOST',
   ];
   const empty = Object.fromEntries(names.map((name) => [name, '']));
   assert.deepEqual(loadConfig(empty), loadConfig({}));
@@ -176,4 +178,37 @@ test('the headers timeout may not exceed the request timeout (node:http refuses 
 
 test('the first invalid variable is the one reported', () => {
   assertRefused({ SVC_PORT: 'abc', SVC_LOG_LEVEL: 'loud' }, 'SVC_PORT', 'abc', /an integer from 0 to 65535/);
+});
+
+test('SVC_METRICS_PORT: empty is off, 0 is any free port, else a port number', () => {
+  assert.equal(loadConfig({}).metricsPort, null);
+  assert.equal(loadConfig({ SVC_METRICS_PORT: '' }).metricsPort, null);
+  assert.equal(loadConfig({ SVC_METRICS_PORT: '0' }).metricsPort, 0);
+  assert.equal(loadConfig({ SVC_METRICS_PORT: ' 9464 ' }).metricsPort, 9464);
+  assert.equal(loadConfig({ SVC_METRICS_PORT: '65535' }).metricsPort, 65_535);
+  for (const bad of ['abc', '-1', '1.5', '65536', '0x10', '+5', 'off', ' ', '9464/metrics']) {
+    assertRefused({ SVC_METRICS_PORT: bad }, 'SVC_METRICS_PORT', bad, /an integer from 0 to 65535 \(0: any free port\), or empty/);
+  }
+});
+
+test('SVC_METRICS_HOST defaults to loopback and takes IPv4, IPv6 and host names only', () => {
+  assert.equal(loadConfig({ SVC_METRICS_PORT: '9464' }).metricsHost, '127.0.0.1');
+  for (const host of ['0.0.0.0', '::1', '10.1.2.3', 'localhost', 'metrics.internal']) {
+    assert.equal(loadConfig({ SVC_METRICS_HOST: host }).metricsHost, host);
+  }
+  for (const bad of ['not a host', 'http://localhost', 'host:9464', '1.2.3.4/24']) {
+    assertRefused({ SVC_METRICS_HOST: bad }, 'SVC_METRICS_HOST', bad, /an IP address or a host name/);
+  }
+});
+
+test('the metrics listener is refused on the API port of the same host, or of an every-address host', () => {
+  const why = /another port than SVC_PORT \(3000\) on SVC_METRICS_HOST/;
+  assertRefused({ SVC_METRICS_PORT: '3000' }, 'SVC_METRICS_PORT', '3000', why);
+  assertRefused({ SVC_PORT: '8080', SVC_METRICS_PORT: '8080', SVC_HOST: '::1', SVC_METRICS_HOST: '::1' }, 'SVC_METRICS_PORT', '8080', /SVC_PORT \(8080\)/);
+  assertRefused({ SVC_HOST: '0.0.0.0', SVC_METRICS_PORT: '3000' }, 'SVC_METRICS_PORT', '3000', why);
+  assertRefused({ SVC_METRICS_HOST: '::', SVC_METRICS_PORT: '3000' }, 'SVC_METRICS_PORT', '3000', why);
+  // Another port, another specific address, or two ports both chosen by the system are fine.
+  assert.equal(loadConfig({ SVC_METRICS_PORT: '3001' }).metricsPort, 3001);
+  assert.equal(loadConfig({ SVC_HOST: '10.0.0.5', SVC_METRICS_PORT: '3000' }).metricsPort, 3000);
+  assert.equal(loadConfig({ SVC_PORT: '0', SVC_METRICS_PORT: '0' }).metricsPort, 0);
 });

@@ -13,15 +13,15 @@ function sampleRouter() {
 }
 
 test('a static path finds its handler with no params', () => {
-  assert.deepEqual(sampleRouter().match('GET', '/api/products'), { kind: 'found', handler: 'list', params: {} });
-  assert.deepEqual(sampleRouter().match('POST', '/api/products'), { kind: 'found', handler: 'create', params: {} });
+  assert.deepEqual(sampleRouter().match('GET', '/api/products'), { kind: 'found', handler: 'list', params: {}, pattern: '/api/products' });
+  assert.deepEqual(sampleRouter().match('POST', '/api/products'), { kind: 'found', handler: 'create', params: {}, pattern: '/api/products' });
 });
 
 test('a {name} segment captures the raw segment text', () => {
-  assert.deepEqual(sampleRouter().match('GET', '/api/products/17'), { kind: 'found', handler: 'get', params: { id: '17' } });
-  assert.deepEqual(sampleRouter().match('GET', '/api/products/abc'), { kind: 'found', handler: 'get', params: { id: 'abc' } });
+  assert.deepEqual(sampleRouter().match('GET', '/api/products/17'), { kind: 'found', handler: 'get', params: { id: '17' }, pattern: '/api/products/{id}' });
+  assert.deepEqual(sampleRouter().match('GET', '/api/products/abc'), { kind: 'found', handler: 'get', params: { id: 'abc' }, pattern: '/api/products/{id}' });
   // Not decoded: the handler decides what an id is.
-  assert.deepEqual(sampleRouter().match('GET', '/api/products/%31'), { kind: 'found', handler: 'get', params: { id: '%31' } });
+  assert.deepEqual(sampleRouter().match('GET', '/api/products/%31'), { kind: 'found', handler: 'get', params: { id: '%31' }, pattern: '/api/products/{id}' });
 });
 
 test('an unknown path is not_found', () => {
@@ -47,12 +47,12 @@ test('the segment count must be equal', () => {
 
 test('HEAD is answered by the GET handler of the same path', () => {
   const router = sampleRouter();
-  assert.deepEqual(router.match('HEAD', '/api/products/9'), { kind: 'found', handler: 'get', params: { id: '9' } });
-  assert.deepEqual(router.match('HEAD', '/api/ping'), { kind: 'found', handler: 'ping', params: {} });
+  assert.deepEqual(router.match('HEAD', '/api/products/9'), { kind: 'found', handler: 'get', params: { id: '9' }, pattern: '/api/products/{id}' });
+  assert.deepEqual(router.match('HEAD', '/api/ping'), { kind: 'found', handler: 'ping', params: {}, pattern: '/api/ping' });
 });
 
 test('HEAD is not answered where no GET exists', () => {
-  assert.deepEqual(sampleRouter().match('HEAD', '/api/upload'), { kind: 'method_not_allowed', allow: ['POST'] });
+  assert.deepEqual(sampleRouter().match('HEAD', '/api/upload'), { kind: 'method_not_allowed', allow: ['POST'], pattern: '/api/upload' });
 });
 
 test('a known path with another method is method_not_allowed with every allowed method, HEAD included', () => {
@@ -60,9 +60,9 @@ test('a known path with another method is method_not_allowed with every allowed 
   const list = router.match('DELETE', '/api/products');
   assert.equal(list.kind, 'method_not_allowed');
   assert.deepEqual(list.kind === 'method_not_allowed' ? [...list.allow].sort() : [], ['GET', 'HEAD', 'POST']);
-  assert.deepEqual(router.match('POST', '/api/products/1'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
-  assert.deepEqual(router.match('PUT', '/api/ping'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'] });
-  assert.deepEqual(router.match('GET', '/api/upload'), { kind: 'method_not_allowed', allow: ['POST'] });
+  assert.deepEqual(router.match('POST', '/api/products/1'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'], pattern: '/api/products/{id}' });
+  assert.deepEqual(router.match('PUT', '/api/ping'), { kind: 'method_not_allowed', allow: ['GET', 'HEAD'], pattern: '/api/ping' });
+  assert.deepEqual(router.match('GET', '/api/upload'), { kind: 'method_not_allowed', allow: ['POST'], pattern: '/api/upload' });
 });
 
 test('methods are case-sensitive, as HTTP methods are', () => {
@@ -83,14 +83,24 @@ test('a static route added before a parameter route of the same shape wins', () 
   const router = createRouter<string>();
   router.add('GET', '/api/products/special', 'special');
   router.add('GET', '/api/products/{id}', 'get');
-  assert.deepEqual(router.match('GET', '/api/products/special'), { kind: 'found', handler: 'special', params: {} });
-  assert.deepEqual(router.match('GET', '/api/products/3'), { kind: 'found', handler: 'get', params: { id: '3' } });
+  assert.deepEqual(router.match('GET', '/api/products/special'), { kind: 'found', handler: 'special', params: {}, pattern: '/api/products/special' });
+  assert.deepEqual(router.match('GET', '/api/products/3'), { kind: 'found', handler: 'get', params: { id: '3' }, pattern: '/api/products/{id}' });
 });
 
 test('a static route does not hide another method of a parameter route matching the same path', () => {
   const router = createRouter<string>();
   router.add('POST', '/api/products/import', 'import');
   router.add('GET', '/api/products/{id}', 'get');
-  assert.deepEqual(router.match('GET', '/api/products/import'), { kind: 'found', handler: 'get', params: { id: 'import' } });
-  assert.deepEqual(router.match('DELETE', '/api/products/import'), { kind: 'method_not_allowed', allow: ['POST', 'GET', 'HEAD'] });
+  assert.deepEqual(router.match('GET', '/api/products/import'), { kind: 'found', handler: 'get', params: { id: 'import' }, pattern: '/api/products/{id}' });
+  assert.deepEqual(router.match('DELETE', '/api/products/import'), { kind: 'method_not_allowed', allow: ['POST', 'GET', 'HEAD'], pattern: '/api/products/import' });
+});
+
+test('the matched pattern is the registered one, never the raw path, so it can label metrics', () => {
+  const router = sampleRouter();
+  for (const id of ['1', '999999', 'x', '%31']) {
+    const match = router.match('GET', `/api/products/${id}`);
+    assert.equal(match.kind === 'found' ? match.pattern : '', '/api/products/{id}');
+  }
+  const refused = router.match('PATCH', '/api/products/42');
+  assert.equal(refused.kind === 'method_not_allowed' ? refused.pattern : '', '/api/products/{id}');
 });

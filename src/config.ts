@@ -7,7 +7,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DURABILITIES = ['full', 'normal'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
-/** Every setting of the service, parsed and validated (API.md §7). */
+/** Every setting of the service, parsed and validated (README: Configuration). */
 export interface Config {
   port: number;
   host: string;

@@ -3,12 +3,12 @@ import type { FieldError } from '../shared/validation.ts';
 
 export type { FieldError } from '../shared/validation.ts';
 
-/** The stable error codes of API.md §4 with their statuses and default details. */
+/** The stable error codes of README: Errors with their statuses and default details. */
 export const ERRORS = {
   invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, detail: 'A query parameter is invalid.' },
   invalid_header: { status: 400, detail: 'A request header is invalid.' },
-  // Beyond API.md §4: answered for requests node:http itself cannot parse or that time out.
+  // Beyond the usual catalogue: answered for requests node:http itself cannot parse or that time out.
   bad_request: { status: 400, detail: 'The request could not be parsed as HTTP/1.1.' },
   request_timeout: { status: 408, detail: 'The request was not received in time.' },
   headers_too_large: { status: 431, detail: 'The request headers are too large.' },

@@ -7,7 +7,7 @@ import { validationFailed, type WriteDeps } from './create-handler.ts';
 import { type ErrorCode, HttpError } from './errors.ts';
 import { type Handler, parseId, type Reply, type RequestContext } from './reply.ts';
 
-// RFC 7396's media type, and plain JSON with the same meaning (API.md §3a).
+// RFC 7396's media type, and plain JSON with the same meaning (README: PATCH).
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
 
 /** What a resource's item handlers share: its name for details, and its presenter. */

@@ -1,4 +1,4 @@
-/** Product status on the wire and in the database (API.md §1). */
+/** Product status on the wire and in the database (README: API reference). */
 export const ProductStatus = { active: 1, archived: 2 } as const;
 export type ProductStatus = (typeof ProductStatus)[keyof typeof ProductStatus];
 

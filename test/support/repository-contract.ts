@@ -112,7 +112,7 @@ function resourceContract(engine: string, name: string, resource: Resource, open
 }
 
 /**
- * The contract every Storage implementation must pass (STYLE.md: one suite, many implementations):
+ * The contract every Storage implementation must pass (one suite, many implementations):
  * what is written in a transaction reads back exactly, newest first, in keyset pages; a rejected
  * transaction leaves nothing; ids are never reused.
  */

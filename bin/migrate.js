@@ -5,4 +5,4 @@ import { entry, requireSupportedNode, silenceSqliteWarning } from './node-check.
 requireSupportedNode();
 silenceSqliteWarning();
 const { main } = await import(entry('migrate'));
-process.exitCode = main(process.argv.slice(2), process.env);
+process.exitCode = await main(process.argv.slice(2), process.env);

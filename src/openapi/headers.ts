@@ -65,7 +65,7 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
   return headers;
 }
 
-/** The headers every response carries: X-Request-Id and the security headers of API.md §5. */
+/** The headers every response carries: X-Request-Id and the security headers (README: Headers). */
 export function everyResponseHeaders(): JsonObject {
   const headers: JsonObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
   for (const name of Object.keys(SECURITY_HEADERS)) headers[displayName(name)] = ref('headers', componentName(name));

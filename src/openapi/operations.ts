@@ -6,7 +6,7 @@ import { documentPath, readinessPath } from './service-paths.ts';
 
 export type { OpenApiOptions } from './operation.ts';
 
-/** One resource of API.md §1 with its five operations. */
+/** One resource of the API with its five operations. */
 interface Resource {
   path: string;
   tag: ResourceName;
@@ -132,7 +132,7 @@ const RESOURCES: readonly Resource[] = [
   { path: '/api/workspaces', tag: 'workspaces', singular: 'workspace', plural: 'Workspaces', schema: 'Workspace', example: EXAMPLES.workspace, filters: [] },
 ];
 
-/** `paths`: every operation of API.md §2. */
+/** `paths`: every operation the service serves. */
 export function pathItems(options: OpenApiOptions): JsonObject {
   const paths: JsonObject = { '/api/ping': readinessPath(options) };
   for (const resource of RESOURCES) {

@@ -6,7 +6,7 @@ import { type JsonObject, ref } from './schemas.ts';
 /** The kinds of operation of the document; an error is placed on some of them. */
 export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove';
 
-/** The resources of API.md §1, by their path segment; a use-case rule of one is placed on it alone. */
+/** The resources, by their path segment; a use-case rule of one is placed on it alone. */
 export type ResourceName = 'products' | 'workspaces';
 
 /** Where one error code can happen. */
@@ -47,7 +47,7 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   unsupported_media_type: { on: WITH_BODY },
   validation_failed: { on: WITH_BODY },
   idempotency_key_reused: { on: ['create'] },
-  // Readiness is exempt from rate limiting (API.md §2), so a balancer's probe is never refused.
+  // Readiness is exempt from rate limiting, so a balancer's probe is never refused.
   rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit' },
   internal_error: { on: EVERY_OPERATION },
   unavailable: { on: EVERY_OPERATION },

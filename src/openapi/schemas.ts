@@ -11,7 +11,7 @@ export function ref(kind: string, name: string): JsonObject {
   return { $ref: `#/components/${kind}/${name}` };
 }
 
-// Field error codes of API.md §4; the conformance tests provoke every one.
+// Field error codes (README: Errors); the conformance tests provoke every one.
 const FIELD_ERROR_CODES = [
   'required',
   'type',
@@ -79,7 +79,7 @@ const archivedRule =
   'An archived product is read-only except for its `status`: a patch whose result is an archived product with another ' +
   '`name` or `priceInCents` is 409 `product_archived`. A patch may archive, unarchive, or unarchive and edit in one step.';
 
-/** `components.schemas`: every representation and request body of API.md §1, §3 and §3a. */
+/** `components.schemas`: every representation and request body of the API. */
 export function schemaComponents(): JsonObject {
   const unknownFields = 'Any other member is reported as `unknown_field`.';
   const status = ref('schemas', 'ProductStatus');

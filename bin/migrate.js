@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Applies pending migrations from sql/ (API.md §8). Usage: node bin/migrate.js [--status]
+// Applies pending migrations from sql/ (README: Migrations). Usage: node bin/migrate.js [--status]
 import { entry, requireSupportedNode, silenceSqliteWarning } from './node-check.js';
 
 requireSupportedNode();
 silenceSqliteWarning();
 const { main } = await import(entry('migrate'));
-process.exitCode = main(process.argv.slice(2), process.env);
+process.exitCode = await main(process.argv.slice(2), process.env);

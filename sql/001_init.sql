@@ -15,7 +15,7 @@ CREATE TABLE workspaces (
   created_at TEXT    NOT NULL
 ) STRICT;
 
--- Stored responses of POSTs sent with an Idempotency-Key (API.md §6). A key is
+-- Stored responses of POSTs sent with an Idempotency-Key (README: Idempotent creates). A key is
 -- scoped to the method and path it was used on.
 CREATE TABLE idempotency_keys (
   scope        TEXT    NOT NULL,

@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DatabaseSync } from 'node:sqlite';
 import type { Config } from './config.ts';
 import { latestVersion } from './db/migrate.ts';
-import { createSqliteStorage } from './db/sqlite-storage.ts';
-import type { Storage } from './db/storage.ts';
+import { createStorage, type Database, defaultSqlDirFor } from './db/engine.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
@@ -29,10 +27,11 @@ import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
 export interface AppOptions {
-  db: DatabaseSync;
+  /** A node:sqlite database (openDatabase) or a PostgreSQL pool (openPostgres), migrated. */
+  db: Database;
   config: Config;
   logger?: Logger;
-  /** The folder of migrations whose newest number readiness expects; the package's own by default. */
+  /** The folder of migrations whose newest number readiness expects; the package's own for the engine by default. */
   sqlDir?: string;
   /** What to count requests, commits, replays and 429s in (createServiceMetrics()); nothing is counted without. */
   metrics?: ServiceMetrics | null;
@@ -50,15 +49,18 @@ export interface App {
   readonly metrics: ServiceMetrics | null;
 }
 
+// Every method that changes something needs the token when one is configured (README: Configuration).
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
+
 /** Wires database → repositories → use cases → routes, and returns the request listener. */
 export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const storage: Storage = createSqliteStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const storage = createStorage(db, metrics);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
-  addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir));
+  addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   addOpenApiRoutes(router, openApiOptionsFor(config));
@@ -77,7 +79,7 @@ export function createApp(options: AppOptions): App {
     if (match.kind === 'method_not_allowed') {
       throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
     }
-    if (ctx.method === 'POST' && checkToken !== null) checkToken(ctx.req.headers.authorization);
+    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
     return match.handler({ ...ctx, params: match.params });
   }
 

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { databaseUrlProblem, redactDatabaseUrl } from './db/postgres/url.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -7,11 +8,15 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DURABILITIES = ['full', 'normal'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
-/** Every setting of the service, parsed and validated (API.md §7). */
+/** Every setting of the service, parsed and validated (README: Configuration). */
 export interface Config {
   port: number;
   host: string;
   dbPath: string;
+  /** A PostgreSQL connection URL, or '' for SQLite at `dbPath`. Contains a password: never log it as it is. */
+  databaseUrl: string;
+  /** PostgreSQL connections per process. */
+  dbPoolSize: number;
   durability: Durability;
   workers: number;
   logLevel: LogLevel;
@@ -78,6 +83,15 @@ function host(env: Env, name: string): string {
   const hostname = /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
   if (isIP(value) === 0 && !hostname.test(value)) fail(name, raw, 'an IP address or a host name');
   return value;
+}
+
+// Empty is SQLite. A bad URL is reported with its password hidden: the line goes to logs.
+function databaseUrl(env: Env): string {
+  const raw = (env['SVC_DATABASE_URL'] ?? '').trim();
+  if (raw === '') return '';
+  const problem = databaseUrlProblem(raw);
+  if (problem !== null) fail('SVC_DATABASE_URL', redactDatabaseUrl(raw), `postgres://user:password@host:port/database (${problem})`);
+  return raw;
 }
 
 // Empty is off; otherwise a port like SVC_PORT's.
@@ -155,6 +169,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'SVC_PORT', 3000, 0, 65535),
     host: host(env, 'SVC_HOST'),
     dbPath: text(env, 'SVC_DB_PATH', 'data/app.db'),
+    databaseUrl: databaseUrl(env),
+    dbPoolSize: integer(env, 'SVC_DB_POOL_SIZE', 10, 1, 1_000),
     durability: oneOf(env, 'SVC_DB_DURABILITY', 'full', DURABILITIES),
     workers: workers(env),
     logLevel: oneOf(env, 'SVC_LOG_LEVEL', 'info', LOG_LEVELS),

@@ -1,4 +1,4 @@
-// The package's public API (API.md §10): what `import … from 'svc-http-sqlite'` gives an embedding program.
+// The package's public API (README: Embedding): what `import … from 'svc-http-sqlite'` gives an embedding program.
 // Anything not exported here is internal and may change without notice.
 
 /** The request listener for any `node:http` server, and its options. */
@@ -7,8 +7,13 @@ export { type App, type AppOptions, createApp } from './app.ts';
 export { type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
 /** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
 export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } from './db/database.ts';
-/** Numbered migrations; `sqlDir` defaults to the package's own `sql/`. */
-export { DEFAULT_SQL_DIR, latestVersion, migrate, MigrationError, type MigrationResult } from './db/migrate.ts';
+/** PostgreSQL instead (an optional peer dependency, `pg`): a pool on a `postgres://` URL, for createApp and migrate. */
+export { type PostgresOpenOptions, PostgresClientMissingError, openPostgres } from './db/postgres/open.ts';
+export type { PostgresClient as PostgresDatabase } from './db/postgres/client.ts';
+/** Either engine's database, as createApp and migrate take it. */
+export type { Database } from './db/engine.ts';
+/** Numbered migrations: `sql/` for SQLite (synchronous), `sql/postgres/` for PostgreSQL (a promise). */
+export { DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, latestVersion, migrate, MigrationError, type MigrationResult } from './db/migrate.ts';
 /** The pino-format JSON line logger the app writes its access log with. */
 export { createLogger, type LogFields, type Logger, type LogSink } from './log/logger.ts';
 /** Prometheus metrics: create them, pass them to createApp, serve `metrics.text()` on a listener of your own. */
@@ -23,4 +28,4 @@ export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry,
 /** The OpenAPI 3.1 document the app serves, for merging into a host's own document. */
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
-export { openMigratedDatabase, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
+export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';

@@ -4,7 +4,11 @@ import type { DatabaseSync } from 'node:sqlite';
 import { type App, createApp } from './app.ts';
 import type { Config } from './config.ts';
 import { DatabaseMissingError, openDatabase, readSchemaVersionOf } from './db/database.ts';
-import { latestVersion } from './db/migrate.ts';
+import { closeDatabase, type Database } from './db/engine.ts';
+import { DEFAULT_POSTGRES_SQL_DIR, latestVersion } from './db/migrate.ts';
+import type { PostgresClient } from './db/postgres/client.ts';
+import { postgresSchemaVersion } from './db/postgres/migrate.ts';
+import { openPostgres } from './db/postgres/open.ts';
 import { answerClientError } from './http/client-error.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
@@ -26,9 +30,11 @@ export class SchemaNotReadyError extends Error {
   override name = 'SchemaNotReadyError';
 }
 
-/** Opens the database, refusing one that is missing or not fully migrated; never creates or alters it. */
+const ADVICE = 'run `node bin/migrate.js` (or `npm run migrate`) first';
+
+/** Opens the SQLite database, refusing one that is missing or not fully migrated; never creates or alters it. */
 export function openMigratedDatabase(config: Config, sqlDir?: string): DatabaseSync {
-  const advice = 'run `node bin/migrate.js` (or `npm run migrate`) first';
+  const advice = ADVICE;
   let current: number;
   try {
     // Read-only first: opening for writing would convert an empty or non-WAL file before we refuse it.
@@ -44,6 +50,31 @@ export function openMigratedDatabase(config: Config, sqlDir?: string): DatabaseS
   return openDatabase(config.dbPath, { durability: config.durability });
 }
 
+/**
+ * Opens a pool on SVC_DATABASE_URL and checks the schema version once, refusing (SchemaNotReadyError)
+ * a database at another version; never creates or alters it. An unreachable server is an error too:
+ * the process stops, and whatever supervises it starts it again.
+ */
+export async function openMigratedPostgres(config: Config, sqlDir = DEFAULT_POSTGRES_SQL_DIR): Promise<PostgresClient> {
+  const client = openPostgres(config.databaseUrl, { poolSize: config.dbPoolSize, requestTimeoutMs: config.requestTimeoutMs });
+  try {
+    const current = await postgresSchemaVersion(client);
+    const expected = latestVersion(sqlDir);
+    if (current !== expected) {
+      throw new SchemaNotReadyError(`database ${client.redactedUrl} is at schema version ${current}, this build needs ${expected}; ${ADVICE}`);
+    }
+    return client;
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw error;
+  }
+}
+
+/** The database SVC_DATABASE_URL (PostgreSQL) or SVC_DB_PATH (SQLite) names, checked to be migrated. */
+export async function openServiceDatabase(config: Config): Promise<Database> {
+  return config.databaseUrl === '' ? openMigratedDatabase(config) : openMigratedPostgres(config);
+}
+
 function urlOf(server: Server): string {
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -53,10 +84,10 @@ function urlOf(server: Server): string {
 /** Starts the HTTP service on a migrated database; resolves once it listens. */
 export async function startServer(
   config: Config,
-  options: { logger?: Logger; db?: DatabaseSync; metrics?: ServiceMetrics | null } = {},
+  options: { logger?: Logger; db?: Database; metrics?: ServiceMetrics | null } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? openMigratedDatabase(config);
+  const db = options.db ?? (await openServiceDatabase(config));
   const metrics = options.metrics === undefined ? serviceMetricsFor(config) : options.metrics;
   const app = createApp({ db, config, logger, metrics });
   const server = createServer(
@@ -90,7 +121,7 @@ export async function startServer(
     // The metrics port is taken: undo what started, so an embedding program is left as it was.
     await new Promise<void>((resolve) => server.close(() => resolve()));
     metrics?.close();
-    if (options.db === undefined) db.close();
+    if (options.db === undefined) await closeDatabase(db);
     throw error;
   });
   let closing: Promise<void> | undefined;
@@ -101,12 +132,12 @@ export async function startServer(
   return { url, server, app, metricsUrl: exposed.url, close };
 }
 
-async function shutdown(server: Server, app: App, db: DatabaseSync, timeoutMs: number): Promise<void> {
+async function shutdown(server: Server, app: App, db: Database, timeoutMs: number): Promise<void> {
   app.drain();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
   await closed;
   clearTimeout(timer);
-  if (db.isOpen) db.close();
+  await closeDatabase(db);
 }

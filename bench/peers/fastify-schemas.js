@@ -31,7 +31,7 @@ export const listQuerySchema = {
   },
 };
 
-// The service's rules (API.md §3); the trimmed length is checked in the handler.
+// The service's rules (README: POST /api/products); the trimmed length is checked in the handler.
 export const createBodySchema = {
   type: 'object',
   required: ['name', 'priceInCents'],

@@ -1,4 +1,4 @@
-// The security headers every server in the benchmark sends (API.md §5), flattened for writeHead.
+// The security headers every server in the benchmark sends (README: Headers), flattened for writeHead.
 export const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'cache-control': 'no-store',

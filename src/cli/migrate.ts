@@ -1,43 +1,77 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import { openDatabase, readSchemaVersionOf } from '../db/database.ts';
-import { assertNotNewer, DEFAULT_SQL_DIR, type Migration, migrate, readMigrations } from '../db/migrate.ts';
+import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, type MigrationResult, migrate, readMigrations } from '../db/migrate.ts';
+import { migratePostgres, postgresSchemaVersion } from '../db/postgres/migrate.ts';
+import { openPostgres } from '../db/postgres/open.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { configOrExit } from './config-or-exit.ts';
 
 type Env = Record<string, string | undefined>;
 
-// A missing file counts as version 0; reading never creates or converts it.
-function currentVersion(dbPath: string): number {
-  return existsSync(dbPath) ? readSchemaVersionOf(dbPath) : 0;
+/** The database migrate works on, whichever the engine. */
+interface Target {
+  /** How log lines name it: the SQLite path, or the URL with its password hidden. */
+  name: string;
+  sqlDir: string;
+  /** The version applied so far; reading changes nothing. */
+  current(): Promise<number>;
+  apply(): Promise<MigrationResult>;
+  close(): Promise<void>;
 }
 
-function reportStatus(config: Config, migrations: readonly Migration[], logger: Logger): void {
-  const current = currentVersion(config.dbPath);
+function sqliteTarget(config: Config): Target {
+  const path = config.dbPath;
+  return {
+    name: path,
+    sqlDir: DEFAULT_SQL_DIR,
+    // A missing file counts as version 0; reading never creates or converts it.
+    current: async () => (existsSync(path) ? readSchemaVersionOf(path) : 0),
+    async apply() {
+      const db = openDatabase(path, { create: true, durability: config.durability });
+      try {
+        return migrate(db);
+      } finally {
+        db.close();
+      }
+    },
+    close: async () => {},
+  };
+}
+
+function postgresTarget(config: Config): Target {
+  const client = openPostgres(config.databaseUrl, { poolSize: 1, requestTimeoutMs: config.requestTimeoutMs });
+  return {
+    name: client.redactedUrl,
+    sqlDir: DEFAULT_POSTGRES_SQL_DIR,
+    current: () => postgresSchemaVersion(client),
+    apply: () => migratePostgres(client),
+    close: () => client.end(),
+  };
+}
+
+async function reportStatus(target: Target, logger: Logger): Promise<void> {
+  const migrations = readMigrations(target.sqlDir);
+  const current = await target.current();
   const latest = migrations.at(-1)?.version ?? 0;
   const pending = migrations.filter((m) => m.version > current).map((m) => m.file);
   const state = current > latest ? 'newer than this build' : pending.length === 0 ? 'current' : `${pending.length} pending`;
-  logger.info(`database ${config.dbPath} is at version ${current}, newest is ${latest}: ${state}`, { current, latest, pending });
+  logger.info(`database ${target.name} is at version ${current}, newest is ${latest}: ${state}`, { current, latest, pending });
 }
 
-function applyPending(config: Config, migrations: readonly Migration[], logger: Logger): void {
-  // Checked before opening for writing, which would switch an old file to WAL: a refusal changes nothing.
-  assertNotNewer(currentVersion(config.dbPath), migrations.at(-1)?.version ?? 0);
-  const db = openDatabase(config.dbPath, { create: true, durability: config.durability });
-  try {
-    const result = migrate(db);
-    if (result.applied.length === 0) {
-      logger.info(`database ${config.dbPath} is already current (version ${result.to})`, { version: result.to });
-    } else {
-      logger.info(`migrated ${config.dbPath} from version ${result.from} to ${result.to}`, { applied: result.applied });
-    }
-  } finally {
-    db.close();
+async function applyPending(target: Target, logger: Logger): Promise<void> {
+  // Checked before opening for writing, which would switch an old SQLite file to WAL: a refusal changes nothing.
+  assertNotNewer(await target.current(), readMigrations(target.sqlDir).at(-1)?.version ?? 0);
+  const result = await target.apply();
+  if (result.applied.length === 0) {
+    logger.info(`database ${target.name} is already current (version ${result.to})`, { version: result.to });
+  } else {
+    logger.info(`migrated ${target.name} from version ${result.from} to ${result.to}`, { applied: result.applied });
   }
 }
 
-/** `node bin/migrate.js [--status]`; returns the exit status. */
-export function main(args: readonly string[], env: Env): number {
+/** `node bin/migrate.js [--status]`; resolves to the exit status. */
+export async function main(args: readonly string[], env: Env): Promise<number> {
   const config = configOrExit(env);
   const logger = createLogger(config.logLevel === 'silent' ? 'silent' : 'info');
   const unknown = args.filter((arg) => arg !== '--status');
@@ -45,16 +79,20 @@ export function main(args: readonly string[], env: Env): number {
     process.stderr.write(`unknown argument ${unknown[0]}; usage: node bin/migrate.js [--status]\n`);
     return 2;
   }
+  let target: Target | undefined;
   try {
-    // Reading sql/ first: gaps and duplicates are refused before the database is even opened.
-    const migrations = readMigrations(DEFAULT_SQL_DIR);
-    if (args.includes('--status')) reportStatus(config, migrations, logger);
-    else applyPending(config, migrations, logger);
+    target = config.databaseUrl === '' ? sqliteTarget(config) : postgresTarget(config);
+    // Reading the files first: gaps and duplicates are refused before the database is even opened.
+    readMigrations(target.sqlDir);
+    if (args.includes('--status')) await reportStatus(target, logger);
+    else await applyPending(target, logger);
     return 0;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     logger.fatal(`migration refused: ${message}`);
     process.stderr.write(`migration refused: ${message}\n`);
     return 1;
+  } finally {
+    await target?.close().catch(() => {});
   }
 }

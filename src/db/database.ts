@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Durability } from '../config.ts';
+import { isPostgresUrl } from './postgres/url.ts';
 
 export interface OpenOptions {
   /** `full` fsyncs every commit (survives power loss); `normal` survives a process crash. */
@@ -21,6 +22,8 @@ const BUSY_TIMEOUT_MS = 5_000;
 
 /** Opens a SQLite database in WAL mode with the pragmas this service relies on. */
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseSync {
+  // SQLite would take a URL for a file name and create it; say which function the caller meant.
+  if (isPostgresUrl(path)) throw new TypeError('openDatabase opens SQLite files; open a PostgreSQL URL with openPostgres(url)');
   const inMemory = path === ':memory:' || path === '';
   if (options.create === true && !inMemory) mkdirSync(dirname(path), { recursive: true });
   // SQLite creates a missing file on open; only migrations may do that.

@@ -1,57 +1,19 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DatabaseSync } from 'node:sqlite';
 import { schemaVersion } from './database.ts';
+import { assertNotNewer, DEFAULT_SQL_DIR, type Migration, MigrationError, type MigrationResult, readMigrations } from './migrations.ts';
+import type { PostgresClient } from './postgres/client.ts';
+import { migratePostgres } from './postgres/migrate.ts';
 
-/** One numbered file of `sql/`. */
-export interface Migration {
-  version: number;
-  file: string;
-  sql: string;
-}
-
-/** Why migrations refused to run; nothing was changed. */
-export class MigrationError extends Error {
-  override name = 'MigrationError';
-}
-
-export interface MigrationResult {
-  from: number;
-  to: number;
-  applied: string[];
-}
-
-/** The package's own `sql/` folder (the same path from `src/db` and `dist/db`). */
-export const DEFAULT_SQL_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
-
-const MIGRATION_FILE = /^(\d+)_[\w.-]+\.sql$/;
-
-/** Reads `sqlDir` and checks the files are numbered 1, 2, 3… with no gaps or duplicates. */
-export function readMigrations(sqlDir: string): Migration[] {
-  const files = readdirSync(sqlDir).filter((name) => name.endsWith('.sql')).sort();
-  const migrations = files.map((file) => {
-    const match = MIGRATION_FILE.exec(file);
-    if (match === null) throw new MigrationError(`${file} is not named NNN_description.sql`);
-    return { version: Number(match[1]), file, sql: '' };
-  });
-  migrations.sort((a, b) => a.version - b.version);
-  migrations.forEach((migration, index) => {
-    if (migration.version === 0) throw new MigrationError(`${migration.file}: migrations are numbered from 1`);
-    if (migration.version === index) {
-      throw new MigrationError(`duplicate migration number ${migration.version}: ${migration.file}`);
-    }
-    if (migration.version !== index + 1) {
-      throw new MigrationError(`migration ${index + 1} is missing (next file is ${migration.file})`);
-    }
-  });
-  return migrations.map((m) => ({ ...m, sql: readFileSync(join(sqlDir, m.file), 'utf8') }));
-}
-
-/** The schema version this build expects: the number of the newest file in `sqlDir`. */
-export function latestVersion(sqlDir: string = DEFAULT_SQL_DIR): number {
-  return readMigrations(sqlDir).at(-1)?.version ?? 0;
-}
+export {
+  assertNotNewer,
+  DEFAULT_POSTGRES_SQL_DIR,
+  DEFAULT_SQL_DIR,
+  latestVersion,
+  type Migration,
+  MigrationError,
+  type MigrationResult,
+  readMigrations,
+} from './migrations.ts';
 
 function applyOne(db: DatabaseSync, migration: Migration): boolean {
   // BEGIN IMMEDIATE takes the write lock first, so two migrators never both apply a file.
@@ -71,15 +33,7 @@ function applyOne(db: DatabaseSync, migration: Migration): boolean {
   }
 }
 
-/** Refuses a database written by a newer build: its schema is unknown to this one. */
-export function assertNotNewer(current: number, latest: number): void {
-  if (current > latest) {
-    throw new MigrationError(`database is at version ${current}, newer than the newest migration (${latest}); refusing to touch it`);
-  }
-}
-
-/** Applies every migration above the database's user_version, each in its own transaction. */
-export function migrate(db: DatabaseSync, sqlDir: string = DEFAULT_SQL_DIR): MigrationResult {
+function migrateSqlite(db: DatabaseSync, sqlDir: string): MigrationResult {
   const migrations = readMigrations(sqlDir);
   const from = schemaVersion(db);
   assertNotNewer(from, migrations.at(-1)?.version ?? 0);
@@ -88,4 +42,15 @@ export function migrate(db: DatabaseSync, sqlDir: string = DEFAULT_SQL_DIR): Mig
     if (applyOne(db, migration)) applied.push(migration.file);
   }
   return { from, to: schemaVersion(db), applied };
+}
+
+/**
+ * Applies every migration above the database's version, each file with its new version in one
+ * transaction: SQLite's from `sql/` (synchronously), PostgreSQL's from `sql/postgres/`.
+ */
+export function migrate(db: DatabaseSync, sqlDir?: string): MigrationResult;
+export function migrate(db: PostgresClient, sqlDir?: string): Promise<MigrationResult>;
+export function migrate(db: DatabaseSync | PostgresClient, sqlDir?: string): MigrationResult | Promise<MigrationResult> {
+  if ('engine' in db) return sqlDir === undefined ? migratePostgres(db) : migratePostgres(db, sqlDir);
+  return migrateSqlite(db, sqlDir ?? DEFAULT_SQL_DIR);
 }

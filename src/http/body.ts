@@ -4,11 +4,14 @@ import { HttpError } from './errors.ts';
 // A leading BOM is dropped (RFC 8259 §8.1 lets parsers ignore it); any other bad byte is an error.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** True for `application/json` with no parameter but an optional `charset=utf-8`, in any case. */
-export function isJsonContentType(header: string | undefined): boolean {
+/**
+ * True for one of `types` (default `application/json`) with no parameter but an optional
+ * `charset=utf-8`, in any letter case.
+ */
+export function isJsonContentType(header: string | undefined, types: readonly string[] = ['application/json']): boolean {
   if (header === undefined) return false;
   const [type = '', ...parameters] = header.split(';');
-  if (type.trim().toLowerCase() !== 'application/json') return false;
+  if (!types.includes(type.trim().toLowerCase())) return false;
   return parameters.every((parameter) => {
     // RFC 9110 §5.6.6 allows empty parameters (`application/json;`).
     if (parameter.trim() === '') return true;

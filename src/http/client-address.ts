@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 
-/** Finds the client's address from the socket peer and `X-Forwarded-For` (API.md §7, SVC_TRUST_PROXY). */
+/** Finds the client's address from the socket peer and `X-Forwarded-For` (SVC_TRUST_PROXY). */
 export type ClientAddressResolver = (peer: string | undefined, forwardedFor: string | string[] | undefined) => string;
 
 const MAPPED_IPV4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;

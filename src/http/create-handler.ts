@@ -28,12 +28,14 @@ export function validationFailed(errors: Validated<never> & { ok: false }): Http
 }
 
 function recorded(reply: Reply): RecordedResponse {
-  return { status: reply.status, location: reply.headers?.['location'] ?? null, body: reply.json ?? JSON.stringify(reply.body) };
+  const headers = reply.headers ?? {};
+  return { status: reply.status, location: headers['location'] ?? null, etag: headers['etag'] ?? null, body: reply.json ?? JSON.stringify(reply.body) };
 }
 
 function replyOf({ replayed, response }: IdempotentOutcome): Reply {
   const headers: Record<string, string> = {};
   if (response.location !== null) headers['location'] = response.location;
+  if (response.etag !== null) headers['etag'] = response.etag;
   if (replayed) headers['idempotent-replayed'] = 'true';
   return { status: response.status, json: response.body, headers };
 }

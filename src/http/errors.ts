@@ -1,11 +1,14 @@
 import { STATUS_CODES } from 'node:http';
+import type { FieldError } from '../shared/validation.ts';
 
-/** The stable error codes of API.md §4 with their statuses and default details. */
+export type { FieldError } from '../shared/validation.ts';
+
+/** The stable error codes of README: Errors with their statuses and default details. */
 export const ERRORS = {
   invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, detail: 'A query parameter is invalid.' },
   invalid_header: { status: 400, detail: 'A request header is invalid.' },
-  // Beyond API.md §4: answered for requests node:http itself cannot parse or that time out.
+  // Beyond the usual catalogue: answered for requests node:http itself cannot parse or that time out.
   bad_request: { status: 400, detail: 'The request could not be parsed as HTTP/1.1.' },
   request_timeout: { status: 408, detail: 'The request was not received in time.' },
   headers_too_large: { status: 431, detail: 'The request headers are too large.' },
@@ -14,8 +17,10 @@ export const ERRORS = {
   not_found: { status: 404, detail: 'No resource exists at this path.' },
   method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },
   idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },
+  product_archived: { status: 409, detail: 'An archived product can only change its status; unarchive it to edit it.' },
+  precondition_failed: { status: 412, detail: 'If-Match matches no current entity tag of this resource; nothing was changed.' },
   payload_too_large: { status: 413, detail: 'The request body is larger than the limit.' },
-  unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json.' },
+  unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json (PATCH: or application/merge-patch+json).' },
   validation_failed: { status: 422, detail: 'The request body has invalid fields.' },
   idempotency_key_reused: { status: 422, detail: 'This Idempotency-Key was used with a different request body.' },
   rate_limited: { status: 429, detail: 'Too many requests; retry later.' },
@@ -24,11 +29,6 @@ export const ERRORS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
-
-/** One entry of a problem document's `errors`: a body field or a query parameter. */
-export type FieldError =
-  | { pointer: string; code: string; detail: string }
-  | { parameter: string; code: string; detail: string };
 
 export interface HttpErrorOptions {
   detail?: string;

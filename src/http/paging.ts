@@ -14,21 +14,33 @@ function parseLimit(raw: string): number {
   return limit;
 }
 
-/** Reads `limit` and `cursor`; anything else in the query is ignored. */
-export function parsePageRequest(resource: string, query: URLSearchParams): PageRequest {
+/**
+ * Reads `limit` and `cursor` for the list named `list` (the resource and its filter, as the
+ * cursor records it); anything else in the query is ignored.
+ */
+export function parsePageRequest(list: string, query: URLSearchParams): PageRequest {
   const rawLimit = query.get('limit');
   const limit = rawLimit === null ? DEFAULT_LIMIT : parseLimit(rawLimit);
   const rawCursor = query.get('cursor');
   let beforeId: number | null = null;
   if (rawCursor !== null) {
-    beforeId = decodeCursor(resource, rawCursor);
-    if (beforeId === null) throw invalidQuery('cursor', 'invalid_cursor', 'cursor is not one this service issued for this list');
+    beforeId = decodeCursor(list, rawCursor);
+    if (beforeId === null) throw invalidQuery('cursor', 'invalid_cursor', 'cursor is not one this service issued for this list and filter');
   }
   return { limit, beforeId };
 }
 
-/** The `Link` header value for the next page, or undefined on the last page. */
-export function nextLink(path: string, resource: string, request: PageRequest, page: Page<unknown>): string | undefined {
+/** An integer enum filter such as `?status=2`: its value, or null when absent; anything else is 400 invalid_query. */
+export function parseEnumFilter<T extends number>(query: URLSearchParams, name: string, allowed: readonly T[]): T | null {
+  const raw = query.get(name);
+  if (raw === null) return null;
+  const found = allowed.find((value) => String(value) === raw);
+  if (found === undefined) throw invalidQuery(name, 'invalid_enum', `${name} must be one of ${allowed.join(', ')}`);
+  return found;
+}
+
+/** The `Link` header value for the next page, or undefined on the last page; `filter` is `&status=2` or ''. */
+export function nextLink(path: string, list: string, request: PageRequest, page: Page<unknown>, filter = ''): string | undefined {
   if (page.nextBeforeId === null) return undefined;
-  return `<${path}?limit=${request.limit}&cursor=${encodeCursor(resource, page.nextBeforeId)}>; rel="next"`;
+  return `<${path}?limit=${request.limit}${filter}&cursor=${encodeCursor(list, page.nextBeforeId)}>; rel="next"`;
 }

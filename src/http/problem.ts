@@ -2,7 +2,7 @@ import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotent-write.ts';
 import { ERRORS, type FieldError, HttpError, reasonPhrase } from './errors.ts';
 
-/** An RFC 9457 problem document as this service sends it (API.md §4). */
+/** An RFC 9457 problem document as this service sends it (README: Errors). */
 export interface ProblemDocument {
   type: 'about:blank';
   title: string;

@@ -14,6 +14,7 @@ export interface RequestContext {
 /** What a handler answers: a status, a JSON value (or JSON text already made) and extra headers. */
 export interface Reply {
   status: number;
+  /** The JSON value of the body; with neither `body` nor `json`, the response has no body (204, 304). */
   body?: unknown;
   /** JSON text sent as it is; a stored idempotent response uses it. */
   json?: string;
@@ -26,8 +27,8 @@ export function ok(body: unknown, headers?: Readonly<Record<string, string>>): R
   return headers === undefined ? { status: 200, body } : { status: 200, body, headers };
 }
 
-export function created(location: string, body: unknown): Reply {
-  return { status: 201, body, headers: { location } };
+export function created(location: string, body: unknown, etag: string): Reply {
+  return { status: 201, body, headers: { location, etag } };
 }
 
 /** The `{id}` path parameter as a positive safe integer, or null (answered as 404). */

@@ -31,8 +31,17 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, type: s
   res.end(json);
 }
 
-/** Writes a handler's reply as JSON with the headers every response carries. */
+// 204 and 304 have no body, so no Content-Type or Content-Length either (RFC 9110 §8.6, §15.4.5).
+function sendEmpty(res: ServerResponse, status: number, extra: Readonly<Record<string, string>>, requestId: string): void {
+  const headers = [...BASE_HEADERS, 'x-request-id', requestId];
+  for (const name in extra) headers.push(name, extra[name] as string);
+  res.writeHead(status, reasonPhrase(status), headers);
+  res.end();
+}
+
+/** Writes a handler's reply as JSON (or with no body) with the headers every response carries. */
 export function sendReply(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId: string): void {
+  if (reply.json === undefined && reply.body === undefined) return sendEmpty(res, reply.status, reply.headers ?? {}, requestId);
   const json = reply.json ?? JSON.stringify(reply.body);
   send(req, res, reply.status, JSON_TYPE, json, reply.headers ?? {}, requestId);
 }

@@ -1,4 +1,4 @@
-/** Headers sent on every response, errors included (API.md §5). */
+/** Headers sent on every response, errors included (README: Headers). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'cache-control': 'no-store',

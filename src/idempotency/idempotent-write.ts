@@ -16,10 +16,11 @@ export class IdempotencyKeyReusedError extends Error {
   override name = 'IdempotencyKeyReusedError';
 }
 
-/** The part of a response that is stored and replayed: status, Location and the JSON text of the body. */
+/** The part of a response that is stored and replayed: status, Location, ETag and the JSON text of the body. */
 export interface RecordedResponse {
   status: number;
   location: string | null;
+  etag: string | null;
   body: string;
 }
 
@@ -82,7 +83,8 @@ export class IdempotentWrites {
     const stored = await tx.idempotency.find(scope, key, now);
     if (stored !== undefined) {
       if (stored.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError('the key was used with another request');
-      return { replayed: true, response: { status: stored.status, location: stored.location, body: stored.body } };
+      const { fingerprint: _, ...response } = stored;
+      return { replayed: true, response };
     }
     const response = await execute();
     await tx.idempotency.save(scope, key, { fingerprint, ...response }, now + TTL_MS);

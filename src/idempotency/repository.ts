@@ -3,6 +3,7 @@ export interface StoredResponse {
   fingerprint: string;
   status: number;
   location: string | null;
+  etag: string | null;
   body: string;
 }
 

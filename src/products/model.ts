@@ -1,4 +1,4 @@
-/** Product status on the wire and in the database (API.md §1). */
+/** Product status on the wire and in the database (README: API reference). */
 export const ProductStatus = { active: 1, archived: 2 } as const;
 export type ProductStatus = (typeof ProductStatus)[keyof typeof ProductStatus];
 
@@ -6,13 +6,15 @@ export const PRODUCT_STATUSES: readonly ProductStatus[] = Object.values(ProductS
 
 export const MAX_PRICE_IN_CENTS = 2_147_483_647;
 
-/** A stored product. */
+/** A stored product. `version` starts at 1 and grows with every change; the ETag is made from it. */
 export interface Product {
   id: number;
   name: string;
   priceInCents: number;
   status: ProductStatus;
   createdAt: string;
+  updatedAt: string;
+  version: number;
 }
 
 /** A validated create request; `status` is absent when the client left it out. */
@@ -21,3 +23,6 @@ export interface NewProduct {
   priceInCents: number;
   status?: ProductStatus;
 }
+
+/** A validated merge patch: the fields to replace. */
+export type ProductPatch = Partial<NewProduct>;

@@ -1,6 +1,6 @@
 import type { Product } from './model.ts';
 
-/** The Product representation of API.md §1: exactly these members, in this order. */
+/** The Product representation of README: API reference: exactly these members, in this order. */
 export function presentProduct(product: Product): object {
   return {
     id: product.id,
@@ -8,5 +8,6 @@ export function presentProduct(product: Product): object {
     priceInCents: product.priceInCents,
     status: product.status,
     createdAt: product.createdAt,
+    updatedAt: product.updatedAt,
   };
 }

@@ -1,28 +1,29 @@
 import { createHandler, type WriteDeps } from '../http/create-handler.ts';
-import { HttpError } from '../http/errors.ts';
-import { nextLink, parsePageRequest } from '../http/paging.ts';
-import { created, type Handler, ok, parseId } from '../http/reply.ts';
+import { entityTag } from '../http/conditional.ts';
+import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
+import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { created, type Handler, ok } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
+import { type Product, PRODUCT_STATUSES } from './model.ts';
 import { presentProduct } from './presenter.ts';
 import type { ProductUseCases } from './use-cases.ts';
-import { validateNewProduct } from './validate.ts';
+import { validateNewProduct, validateProductPatch } from './validate.ts';
 
 const PATH = '/api/products';
+const ITEM: ItemSpec<Product> = { noun: 'product', present: presentProduct };
 
 /** Registers the product endpoints: thin handlers from HTTP to use cases and back. */
 export function addProductRoutes(router: Router<Handler>, products: ProductUseCases, writes: WriteDeps): void {
   router.add('GET', PATH, async (ctx) => {
-    const request = parsePageRequest('products', ctx.query);
-    const page = await products.list(request);
-    const link = nextLink(PATH, 'products', request, page);
+    const status = parseEnumFilter(ctx.query, 'status', PRODUCT_STATUSES);
+    // The filter is part of the list's name, so a cursor only continues the list it came from.
+    const list = status === null ? 'products' : `products;status=${status}`;
+    const request = parsePageRequest(list, ctx.query);
+    const page = await products.list({ ...request, status });
+    const link = nextLink(PATH, list, request, page, status === null ? '' : `&status=${status}`);
     return ok(page.items.map(presentProduct), link === undefined ? undefined : { link });
   });
-  router.add('GET', `${PATH}/{id}`, async (ctx) => {
-    const id = parseId(ctx.params['id']);
-    const product = id === null ? undefined : await products.get(id);
-    if (product === undefined) throw new HttpError('not_found', { detail: 'No product has this id.' });
-    return ok(presentProduct(product));
-  });
+  router.add('GET', `${PATH}/{id}`, readHandler(ITEM, products.get));
   router.add(
     'POST',
     PATH,
@@ -30,8 +31,14 @@ export function addProductRoutes(router: Router<Handler>, products: ProductUseCa
       validate: validateNewProduct,
       async execute(tx, input) {
         const product = await products.create(tx, input);
-        return created(`${PATH}/${product.id}`, presentProduct(product));
+        return created(`${PATH}/${product.id}`, presentProduct(product), entityTag(product.version));
       },
     }),
   );
+  router.add(
+    'PATCH',
+    `${PATH}/{id}`,
+    patchHandler(writes, { ...ITEM, validate: validateProductPatch, change: products.change, refusals: { archived: 'product_archived' } }),
+  );
+  router.add('DELETE', `${PATH}/{id}`, deleteHandler(writes, { ...ITEM, remove: products.remove }));
 }

@@ -1,39 +1,19 @@
-import type { FieldError } from '../http/errors.ts';
-import {
-  fieldError,
-  isJsonObject,
-  member,
-  NOT_AN_OBJECT,
-  rejectUnknownFields,
-  validateInteger,
-  validateName,
-  type Validated,
-} from '../shared/validation.ts';
-import { MAX_PRICE_IN_CENTS, type NewProduct, PRODUCT_STATUSES, type ProductStatus } from './model.ts';
+import { enumRule, type Fields, integerRule, nameRule, validateCreate, validatePatch, type Validated } from '../shared/validation.ts';
+import { MAX_PRICE_IN_CENTS, type NewProduct, PRODUCT_STATUSES, type ProductPatch } from './model.ts';
 
-const FIELDS = ['name', 'priceInCents', 'status'] as const;
+// The field rules of README: POST /api/products, the one source for creates and patches.
+const FIELDS: Fields<NewProduct> = {
+  name: { rule: nameRule, required: true },
+  priceInCents: { rule: integerRule({ min: 0, max: MAX_PRICE_IN_CENTS }), required: true },
+  status: { rule: enumRule(PRODUCT_STATUSES), required: false },
+};
 
-function validateStatus(value: unknown, errors: FieldError[]): ProductStatus | undefined {
-  if (value === undefined) return undefined;
-  const status = PRODUCT_STATUSES.find((candidate) => candidate === value);
-  if (status === undefined) {
-    const code = typeof value === 'number' ? 'invalid_enum' : 'type';
-    errors.push(fieldError('status', code, `status must be one of ${PRODUCT_STATUSES.join(', ')}`));
-  }
-  return status;
+/** Checks a create-product body (README: POST /api/products), reporting every field error at once. */
+export function validateNewProduct(body: unknown): Validated<NewProduct> {
+  return validateCreate(body, FIELDS);
 }
 
-/** Checks a create-product body (API.md §3), reporting every field error at once. */
-export function validateNewProduct(body: unknown): Validated<NewProduct> {
-  if (!isJsonObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
-  const errors: FieldError[] = [];
-  const name = validateName(body, 'name', errors);
-  const rawPrice = member(body, 'priceInCents');
-  let priceInCents = 0;
-  if (rawPrice === undefined) errors.push(fieldError('priceInCents', 'required', 'priceInCents is required'));
-  else priceInCents = validateInteger(rawPrice, 'priceInCents', { min: 0, max: MAX_PRICE_IN_CENTS }, errors);
-  const status = validateStatus(member(body, 'status'), errors);
-  rejectUnknownFields(body, FIELDS, errors);
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, value: status === undefined ? { name, priceInCents } : { name, priceInCents, status } };
+/** Checks a product merge patch (README: PATCH) by the same rules, reporting every field error at once. */
+export function validateProductPatch(body: unknown): Validated<ProductPatch> {
+  return validatePatch(body, FIELDS);
 }

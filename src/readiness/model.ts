@@ -1,4 +1,4 @@
-/** Readiness values on the wire (API.md §1). */
+/** Readiness values on the wire (README: API reference). */
 export const ReadinessStatus = { ready: 1, unavailable: 2 } as const;
 export type ReadinessStatus = (typeof ReadinessStatus)[keyof typeof ReadinessStatus];
 

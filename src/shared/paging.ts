@@ -28,25 +28,27 @@ const CHECKSUM_BYTES = 4;
 const checksumOf = (text: string): Buffer => createHash('sha256').update(text).digest().subarray(0, CHECKSUM_BYTES);
 
 /**
- * The opaque cursor for "ids below `beforeId`" in `resource`'s list. It names its resource, so
- * one list's cursor is not taken by another, and carries a checksum, so a cursor damaged in
- * transit (cut short, a character changed) is refused instead of silently paging elsewhere.
+ * The opaque cursor for "ids below `beforeId`" in one list. It names its list, the resource and
+ * any filter (`products`, `products;status=2`), so a cursor is not taken by another list or under
+ * another filter, and carries a checksum, so a cursor damaged in transit (cut short, a character
+ * changed) is refused instead of silently paging elsewhere.
  */
-export function encodeCursor(resource: string, beforeId: number): string {
-  const text = `${resource}:${beforeId}`;
+export function encodeCursor(list: string, beforeId: number): string {
+  const text = `${list}:${beforeId}`;
   return Buffer.concat([Buffer.from(text, 'latin1'), checksumOf(text)]).toString('base64url');
 }
 
-/** The id a cursor stands for, or null when it is not one this service issued for `resource`. */
-export function decodeCursor(resource: string, cursor: string): number | null {
+/** The id a cursor stands for, or null when it is not one this service issued for `list`. */
+export function decodeCursor(list: string, cursor: string): number | null {
   if (!/^[A-Za-z0-9_-]{1,80}$/.test(cursor)) return null;
   const bytes = Buffer.from(cursor, 'base64url');
   // Node's decoder skips junk and spare bits; only the exact text this service wrote counts.
   if (bytes.length <= CHECKSUM_BYTES || bytes.toString('base64url') !== cursor) return null;
   const text = bytes.subarray(0, -CHECKSUM_BYTES).toString('latin1');
   if (!bytes.subarray(-CHECKSUM_BYTES).equals(checksumOf(text))) return null;
-  const match = /^([a-z]+):([1-9]\d{0,15})$/.exec(text);
-  if (match === null || match[1] !== resource) return null;
-  const id = Number(match[2]);
+  const colon = text.lastIndexOf(':');
+  const digits = text.slice(colon + 1);
+  if (text.slice(0, colon) !== list || !/^[1-9]\d{0,15}$/.test(digits)) return null;
+  const id = Number(digits);
   return Number.isSafeInteger(id) ? id : null;
 }

@@ -1,4 +1,7 @@
-import type { FieldError } from '../http/errors.ts';
+/** One entry of a problem document's `errors`: a body member (JSON Pointer) or a query parameter or header. */
+export type FieldError =
+  | { pointer: string; code: string; detail: string }
+  | { parameter: string; code: string; detail: string };
 
 /** A validator's answer: the typed value, or every field error found. */
 export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
@@ -6,12 +9,24 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; errors: FieldEr
 /** A JSON object as parsed: members by name, no prototype tricks. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
+/** A field's rule, applied to a value that is present: pushes errors, returns the value to store. */
+export type FieldRule<T> = (value: unknown, field: string, errors: FieldError[]) => T;
+
+/** A field of a request body: its rule, and whether a create must send it. */
+export interface FieldSpec<T> {
+  rule: FieldRule<T>;
+  required: boolean;
+}
+
+/** The fields of a resource's body, in the order errors are reported. */
+export type Fields<T> = { readonly [K in keyof T]-?: FieldSpec<NonNullable<T[K]>> };
+
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An own member of `body`; inherited names such as `constructor` never count. */
-export function member(body: JsonObject, field: string): unknown {
+function member(body: JsonObject, field: string): unknown {
   return Object.hasOwn(body, field) ? body[field] : undefined;
 }
 
@@ -19,19 +34,58 @@ export function fieldError(field: string, code: string, detail: string): FieldEr
   return { pointer: `/${field.replaceAll('~', '~0').replaceAll('/', '~1')}`, code, detail };
 }
 
-// C0 controls, DEL and C1 controls (API.md §3), and lone surrogates: UTF-8 cannot carry
+/** The error for a body that is valid JSON but not an object. */
+export const NOT_AN_OBJECT: FieldError = { pointer: '', code: 'type', detail: 'The request body must be a JSON object.' };
+
+// Every member not in `fields` is unknown_field (own keys, `__proto__` included), after the field errors.
+function rejectUnknownFields(body: JsonObject, fields: object, errors: FieldError[]): void {
+  for (const key of Object.keys(body)) {
+    if (!Object.hasOwn(fields, key)) errors.push(fieldError(key, 'unknown_field', `${key} is not a known field`));
+  }
+}
+
+function validateBody<T>(body: unknown, fields: Fields<T>, missing: (field: string, errors: FieldError[]) => void, present: (field: string, value: unknown, errors: FieldError[]) => boolean): Validated<Partial<T>> {
+  if (!isJsonObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
+  const errors: FieldError[] = [];
+  const value: Record<string, unknown> = {};
+  for (const [field, spec] of Object.entries(fields) as [string, FieldSpec<unknown>][]) {
+    const raw = member(body, field);
+    if (raw === undefined) missing(field, errors);
+    else if (present(field, raw, errors)) value[field] = spec.rule(raw, field, errors);
+  }
+  rejectUnknownFields(body, fields, errors);
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: value as Partial<T> };
+}
+
+/** Checks a create body: required fields present, each present field by its rule, no unknown member. */
+export function validateCreate<T>(body: unknown, fields: Fields<T>): Validated<T> {
+  const missing = (field: string, errors: FieldError[]): void => {
+    if ((fields as Record<string, FieldSpec<unknown>>)[field]?.required === true) errors.push(fieldError(field, 'required', `${field} is required`));
+  };
+  return validateBody(body, fields, missing, () => true) as Validated<T>;
+}
+
+/**
+ * Checks a JSON Merge Patch (RFC 7396) body with the same rules: each member present replaces its
+ * field; `null` would remove a field, and no field can be removed, so it is a `type` error.
+ */
+export function validatePatch<T>(body: unknown, fields: Fields<T>): Validated<Partial<T>> {
+  const present = (field: string, raw: unknown, errors: FieldError[]): boolean => {
+    if (raw !== null) return true;
+    errors.push(fieldError(field, 'type', `${field} cannot be null: no field can be removed`));
+    return false;
+  };
+  return validateBody(body, fields, () => {}, present);
+}
+
+// C0 controls, DEL and C1 controls (README: POST /api/products), and lone surrogates: UTF-8 cannot carry
 // them, so SQLite would store U+FFFD and a later read would differ from the 201's body.
 const INVALID_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
-/** The longest name accepted, in code points after trimming (API.md §3). */
+/** The longest name accepted, in code points after trimming (README: POST /api/products). */
 export const MAX_NAME_LENGTH = 200;
 
-/** Checks a `name` field; returns the trimmed value or pushes errors. */
-export function validateName(body: JsonObject, field: string, errors: FieldError[]): string {
-  const value = member(body, field);
-  if (value === undefined) {
-    errors.push(fieldError(field, 'required', `${field} is required`));
-    return '';
-  }
+/** The rule of a `name`: a string, trimmed, 1..200 code points, no control characters. */
+export const nameRule: FieldRule<string> = (value, field, errors) => {
   if (typeof value !== 'string') {
     errors.push(fieldError(field, 'type', `${field} must be a string`));
     return '';
@@ -46,36 +100,34 @@ export function validateName(body: JsonObject, field: string, errors: FieldError
     errors.push(fieldError(field, 'invalid_characters', `${field} must not contain control characters or lone surrogates`));
   }
   return trimmed;
+};
+
+/** The rule of an integer within inclusive bounds; strings are not coerced. */
+export function integerRule(bounds: { min: number; max: number }): FieldRule<number> {
+  return (value, field, errors) => {
+    if (typeof value !== 'number') {
+      errors.push(fieldError(field, 'type', `${field} must be a number`));
+    } else if (Number.isFinite(value) && !Number.isInteger(value)) {
+      // Infinity (JSON 1e400) is not a fraction: it falls through to too_large below.
+      errors.push(fieldError(field, 'not_integer', `${field} must be an integer`));
+    } else if (value < bounds.min) {
+      errors.push(fieldError(field, 'too_small', `${field} must be at least ${bounds.min}`));
+    } else if (value > bounds.max) {
+      errors.push(fieldError(field, 'too_large', `${field} must be at most ${bounds.max}`));
+    } else {
+      return value;
+    }
+    return 0;
+  };
 }
 
-/** Checks an integer field against inclusive bounds; strings are not coerced. */
-export function validateInteger(
-  value: unknown,
-  field: string,
-  bounds: { min: number; max: number },
-  errors: FieldError[],
-): number {
-  if (typeof value !== 'number') {
-    errors.push(fieldError(field, 'type', `${field} must be a number`));
-  } else if (Number.isFinite(value) && !Number.isInteger(value)) {
-    // Infinity (JSON 1e400) is not a fraction: it falls through to too_large below.
-    errors.push(fieldError(field, 'not_integer', `${field} must be an integer`));
-  } else if (value < bounds.min) {
-    errors.push(fieldError(field, 'too_small', `${field} must be at least ${bounds.min}`));
-  } else if (value > bounds.max) {
-    errors.push(fieldError(field, 'too_large', `${field} must be at most ${bounds.max}`));
-  } else {
-    return value;
-  }
-  return 0;
+/** The rule of an integer enum: another number is invalid_enum, anything else a type error. */
+export function enumRule<T extends number>(allowed: readonly T[]): FieldRule<T> {
+  return (value, field, errors) => {
+    const found = allowed.find((candidate) => candidate === value);
+    if (found !== undefined) return found;
+    const code = typeof value === 'number' ? 'invalid_enum' : 'type';
+    errors.push(fieldError(field, code, `${field} must be one of ${allowed.join(', ')}`));
+    return allowed[0] as T;
+  };
 }
-
-/** Reports every member not in `allowed` as unknown_field (own keys, `__proto__` included). */
-export function rejectUnknownFields(body: JsonObject, allowed: readonly string[], errors: FieldError[]): void {
-  for (const key of Object.keys(body)) {
-    if (!allowed.includes(key)) errors.push(fieldError(key, 'unknown_field', `${key} is not a known field`));
-  }
-}
-
-/** The error for a body that is valid JSON but not an object. */
-export const NOT_AN_OBJECT: FieldError = { pointer: '', code: 'type', detail: 'The request body must be a JSON object.' };

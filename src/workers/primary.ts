@@ -2,7 +2,8 @@ import cluster, { type Address, type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log/logger.ts';
 import { type ExposedMetrics, exposeClusterMetrics } from '../metrics/expose.ts';
-import { openMigratedDatabase } from '../server.ts';
+import { closeDatabase } from '../db/engine.ts';
+import { openServiceDatabase } from '../server.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
 // How long past SVC_SHUTDOWN_TIMEOUT_MS a worker may take to exit before it is killed.
@@ -111,7 +112,7 @@ class Supervisor {
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   // Fails fast (SchemaNotReadyError) instead of letting every worker die on the same database.
-  openMigratedDatabase(config).close();
+  await closeDatabase(await openServiceDatabase(config));
   const metrics = await exposeClusterMetrics(config);
   if (metrics.url !== null) logger.info(`metrics on ${metrics.url}`, { metricsUrl: metrics.url, workers: config.workers });
   new Supervisor(config, logger, metrics).start();

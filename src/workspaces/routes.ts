@@ -1,13 +1,16 @@
 import { createHandler, type WriteDeps } from '../http/create-handler.ts';
-import { HttpError } from '../http/errors.ts';
+import { entityTag } from '../http/conditional.ts';
+import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
 import { nextLink, parsePageRequest } from '../http/paging.ts';
-import { created, type Handler, ok, parseId } from '../http/reply.ts';
+import { created, type Handler, ok } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
+import type { Workspace, WorkspacePatch } from './model.ts';
 import { presentWorkspace } from './presenter.ts';
 import type { WorkspaceUseCases } from './use-cases.ts';
-import { validateNewWorkspace } from './validate.ts';
+import { validateNewWorkspace, validateWorkspacePatch } from './validate.ts';
 
 const PATH = '/api/workspaces';
+const ITEM: ItemSpec<Workspace> = { noun: 'workspace', present: presentWorkspace };
 
 /** Registers the workspace endpoints: thin handlers from HTTP to use cases and back. */
 export function addWorkspaceRoutes(router: Router<Handler>, workspaces: WorkspaceUseCases, writes: WriteDeps): void {
@@ -17,12 +20,7 @@ export function addWorkspaceRoutes(router: Router<Handler>, workspaces: Workspac
     const link = nextLink(PATH, 'workspaces', request, page);
     return ok(page.items.map(presentWorkspace), link === undefined ? undefined : { link });
   });
-  router.add('GET', `${PATH}/{id}`, async (ctx) => {
-    const id = parseId(ctx.params['id']);
-    const workspace = id === null ? undefined : await workspaces.get(id);
-    if (workspace === undefined) throw new HttpError('not_found', { detail: 'No workspace has this id.' });
-    return ok(presentWorkspace(workspace));
-  });
+  router.add('GET', `${PATH}/{id}`, readHandler(ITEM, workspaces.get));
   router.add(
     'POST',
     PATH,
@@ -30,8 +28,10 @@ export function addWorkspaceRoutes(router: Router<Handler>, workspaces: Workspac
       validate: validateNewWorkspace,
       async execute(tx, input) {
         const workspace = await workspaces.create(tx, input);
-        return created(`${PATH}/${workspace.id}`, presentWorkspace(workspace));
+        return created(`${PATH}/${workspace.id}`, presentWorkspace(workspace), entityTag(workspace.version));
       },
     }),
   );
+  router.add('PATCH', `${PATH}/{id}`, patchHandler<Workspace, WorkspacePatch>(writes, { ...ITEM, validate: validateWorkspacePatch, change: workspaces.change, refusals: {} }));
+  router.add('DELETE', `${PATH}/{id}`, deleteHandler(writes, { ...ITEM, remove: workspaces.remove }));
 }

@@ -4,27 +4,39 @@ import type { WorkspaceRepository } from './repository.ts';
 
 // Rows come back as arrays in column order, as for products (cheaper than keyed objects);
 // the STRICT table guarantees each column's type.
+const COLUMNS = 'id, name, created_at, updated_at, version';
 type Row = readonly SQLOutputValue[];
 
 function toWorkspace(row: Row): Workspace {
-  return { id: row[0] as number, name: row[1] as string, createdAt: row[2] as string };
+  return { id: row[0] as number, name: row[1] as string, createdAt: row[2] as string, updatedAt: row[3] as string, version: row[4] as number };
 }
 
 /** A WorkspaceRepository on node:sqlite; statements are prepared once. */
 export function createSqliteWorkspaceRepository(db: DatabaseSync): WorkspaceRepository {
-  const insert = db.prepare('INSERT INTO workspaces (name, created_at) VALUES (?, ?)');
-  const byId = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id = ?');
-  const page = db.prepare('SELECT id, name, created_at FROM workspaces WHERE id < ? ORDER BY id DESC LIMIT ?');
+  const insert = db.prepare('INSERT INTO workspaces (name, created_at, updated_at) VALUES (?, ?, ?)');
+  const update = db.prepare('UPDATE workspaces SET name = ?, updated_at = ?, version = ? WHERE id = ?');
+  const remove = db.prepare('DELETE FROM workspaces WHERE id = ?');
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM workspaces WHERE id = ?`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM workspaces WHERE id < ? ORDER BY id DESC LIMIT ?`);
   byId.setReturnArrays(true);
   page.setReturnArrays(true);
+  const findById = async (id: number): Promise<Workspace | undefined> => {
+    const row = byId.get(id) as Row | undefined;
+    return row === undefined ? undefined : toWorkspace(row);
+  };
   return {
     async insert(workspace) {
-      const result = insert.run(workspace.name, workspace.createdAt);
-      return { id: Number(result.lastInsertRowid), ...workspace };
+      const result = insert.run(workspace.name, workspace.createdAt, workspace.updatedAt);
+      return { id: Number(result.lastInsertRowid), ...workspace, version: 1 };
     },
-    async findById(id) {
-      const row = byId.get(id) as Row | undefined;
-      return row === undefined ? undefined : toWorkspace(row);
+    findById,
+    // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
+    findForUpdate: findById,
+    async update(workspace) {
+      update.run(workspace.name, workspace.updatedAt, workspace.version, workspace.id);
+    },
+    async remove(id) {
+      return remove.run(id).changes > 0;
     },
     async listBefore(beforeId, limit) {
       const rows = page.all(beforeId ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];

@@ -1,14 +1,15 @@
-import type { FieldError } from '../http/errors.ts';
-import { isJsonObject, NOT_AN_OBJECT, rejectUnknownFields, validateName, type Validated } from '../shared/validation.ts';
-import type { NewWorkspace } from './model.ts';
+import { type Fields, nameRule, validateCreate, validatePatch, type Validated } from '../shared/validation.ts';
+import type { NewWorkspace, WorkspacePatch } from './model.ts';
 
-const FIELDS = ['name'] as const;
+// The field rules of README: POST /api/products, the one source for creates and patches.
+const FIELDS: Fields<NewWorkspace> = { name: { rule: nameRule, required: true } };
 
-/** Checks a create-workspace body (API.md §3), reporting every field error at once. */
+/** Checks a create-workspace body (README: POST /api/products), reporting every field error at once. */
 export function validateNewWorkspace(body: unknown): Validated<NewWorkspace> {
-  if (!isJsonObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
-  const errors: FieldError[] = [];
-  const name = validateName(body, 'name', errors);
-  rejectUnknownFields(body, FIELDS, errors);
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value: { name } };
+  return validateCreate(body, FIELDS);
+}
+
+/** Checks a workspace merge patch (README: PATCH) by the same rules, reporting every field error at once. */
+export function validateWorkspacePatch(body: unknown): Validated<WorkspacePatch> {
+  return validatePatch(body, FIELDS);
 }

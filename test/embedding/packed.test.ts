@@ -11,6 +11,8 @@ import { after, before, test } from 'node:test';
 // checkout's src/ is involved: only what `files` ships (dist/, sql/, bin/).
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+// What a fresh database gets from the shipped sql/: every numbered file, in order.
+const MIGRATION_FILES = readdirSync(join(ROOT, 'sql')).filter((name) => name.endsWith('.sql')).sort();
 let dir: string;
 let project: string;
 
@@ -70,7 +72,7 @@ test('an installed tarball is imported by name, mounted, and serves the contract
   writeFileSync(join(project, 'host.js'), HOST_JS);
   const result = JSON.parse(run(process.execPath, ['host.js'], project)) as Record<string, unknown>;
   assert.deepEqual(result, {
-    applied: ['001_init.sql'],
+    applied: MIGRATION_FILES,
     created: 201,
     ping: { status: 1, checks: { database: 1, schema: 1 } },
     host: 'host',
@@ -101,7 +103,7 @@ test('its bin scripts run from node_modules on the compiled build', () => {
   const dbPath = join(dir, 'data', 'app.db');
   const env = { ...cleanEnv(), SVC_DB_PATH: dbPath };
   const migrateBin = join(project, 'node_modules', 'svc-http-sqlite', 'bin', 'migrate.js');
-  assert.match(run(process.execPath, [migrateBin], project, env), /"applied":\["001_init\.sql"\]/);
+  assert.ok(run(process.execPath, [migrateBin], project, env).includes(`"applied":${JSON.stringify(MIGRATION_FILES)}`));
   const status = JSON.parse(run(process.execPath, [migrateBin, '--status'], project, env)) as Record<string, unknown>;
-  assert.deepEqual([status['current'], status['latest'], status['pending']], [1, 1, []]);
+  assert.deepEqual([status['current'], status['latest'], status['pending']], [MIGRATION_FILES.length, MIGRATION_FILES.length, []]);
 });

@@ -14,13 +14,15 @@ test('POST /api/products creates: 201, Location, exactly the documented members,
   assert.equal(response.status, 201);
   assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
   const product = (await response.json()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(product), ['id', 'name', 'priceInCents', 'status', 'createdAt']);
+  assert.deepEqual(Object.keys(product), ['id', 'name', 'priceInCents', 'status', 'createdAt', 'updatedAt']);
   assert.ok(Number.isSafeInteger(product['id']) && (product['id'] as number) > 0);
   assert.equal(response.headers.get('location'), `/api/products/${product['id']}`);
   assert.equal(product['name'], 'Desk lamp', 'the trimmed name is stored');
   assert.equal(product['priceInCents'], 1999);
   assert.equal(product['status'], 1);
   assertRecentTimestamp(product['createdAt']);
+  assert.equal(product['updatedAt'], product['createdAt'], 'updatedAt equals createdAt until the first change');
+  assert.equal(response.headers.get('etag'), '"1"');
 });
 
 test('an archived product keeps status 2, and the boundaries of every field are stored as sent', async () => {
@@ -55,7 +57,7 @@ test('GET /api/products lists products newest first with exactly the documented 
   assert.ok(Array.isArray(list));
   assert.deepEqual(list.slice(0, 2), [second, first]);
   for (const item of list) {
-    assert.deepEqual(Object.keys(item), ['id', 'name', 'priceInCents', 'status', 'createdAt']);
+    assert.deepEqual(Object.keys(item), ['id', 'name', 'priceInCents', 'status', 'createdAt', 'updatedAt']);
     assertRecentTimestamp(item['createdAt']);
   }
 });

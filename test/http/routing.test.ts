@@ -31,11 +31,11 @@ test('a known path with another method is 405 with Allow', async () => {
     ['DELETE', '/api/products', ['GET', 'HEAD', 'POST']],
     ['PUT', '/api/workspaces', ['GET', 'HEAD', 'POST']],
     ['POST', '/api/ping', ['GET', 'HEAD']],
-    ['DELETE', `/api/products/${productId}`, ['GET', 'HEAD']],
-    ['PATCH', `/api/workspaces/${workspaceId}`, ['GET', 'HEAD']],
+    ['PUT', `/api/products/${productId}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
+    ['POST', `/api/workspaces/${workspaceId}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
     ['OPTIONS', '/api/products', ['GET', 'HEAD', 'POST']],
     // The path shape is known even when the id is not.
-    ['POST', '/api/products/abc', ['GET', 'HEAD']],
+    ['POST', '/api/products/abc', ['DELETE', 'GET', 'HEAD', 'PATCH']],
   ];
   for (const [method, path, allow] of cases) {
     const response = await fetch(`${server.url}${path}`, { method });

@@ -9,12 +9,12 @@ before(async () => {
 });
 after(() => server.stop());
 
-test('POST /api/workspaces creates: 201, Location, exactly id, name and createdAt', async () => {
+test('POST /api/workspaces creates: 201, Location, exactly id, name, createdAt and updatedAt', async () => {
   const response = await postJson(`${server.url}/api/workspaces`, { name: '\tAcme\n' });
   assert.equal(response.status, 201);
   assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
   const workspace = (await response.json()) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(workspace), ['id', 'name', 'createdAt']);
+  assert.deepEqual(Object.keys(workspace), ['id', 'name', 'createdAt', 'updatedAt']);
   assert.ok(Number.isSafeInteger(workspace['id']) && (workspace['id'] as number) > 0);
   assert.equal(response.headers.get('location'), `/api/workspaces/${workspace['id']}`);
   assert.equal(workspace['name'], 'Acme');
@@ -36,7 +36,7 @@ test('GET /api/workspaces lists newest first with exactly the documented members
   assert.equal(response.status, 200);
   const list = (await response.json()) as Record<string, unknown>[];
   assert.deepEqual(list.slice(0, 2), [b, a]);
-  for (const item of list) assert.deepEqual(Object.keys(item), ['id', 'name', 'createdAt']);
+  for (const item of list) assert.deepEqual(Object.keys(item), ['id', 'name', 'createdAt', 'updatedAt']);
 });
 
 test('workspaces and products are separate collections with their own ids', async () => {

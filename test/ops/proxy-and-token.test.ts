@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearerTokenCheck } from '../../src/http/auth.ts';
 import { HttpError } from '../../src/http/errors.ts';
-import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { PRODUCT } from './support.ts';
 
 /** The remoteAddress logged for the request that sent `requestId`. */
@@ -94,6 +94,26 @@ describe('SVC_API_TOKEN', () => {
       assert.equal(response.headers.get('www-authenticate'), 'Bearer');
       await response.arrayBuffer();
     }
+  });
+
+  test('PATCH and DELETE need the token too: without it 401 and nothing changes; with it they apply', async () => {
+    const created = await post({ authorization: `Bearer ${token}` });
+    const path = created.headers.get('location') ?? '';
+    const product = await created.json();
+    const url = `${server.url}${path}`;
+    const patch = (headers: Record<string, string>): Promise<Response> => patchJson(url, { name: 'changed' }, headers);
+    for (const headers of [{}, { authorization: 'Bearer wrong-token-of-some-length' }]) {
+      for (const response of [await patch(headers), await fetch(url, { method: 'DELETE', headers })]) {
+        assert.equal(response.status, 401);
+        assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+        assert.equal(((await response.json()) as { code: string }).code, 'unauthorized');
+      }
+    }
+    assert.deepEqual(await (await fetch(url)).json(), product);
+    const allowed = await patch({ authorization: `Bearer ${token}` });
+    assert.equal(allowed.status, 200);
+    await allowed.arrayBuffer();
+    assert.equal((await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status, 204);
   });
 
   test('reads stay open without a token', async () => {

@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 
-// What every stored row must satisfy (API.md §1 and §3), checked straight in the file, so
+// What every stored row must satisfy (README: API reference), checked straight in the file, so
 // nothing a hostile request did can hide behind the API's own presenters.
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -34,18 +34,30 @@ export function integrityCheck(dbPath: string): string[] {
   }
 }
 
+// createdAt and updatedAt are real instants, updatedAt not before createdAt, and a row that was
+// never changed (version 1) has updatedAt equal to createdAt.
+function timesProblems(row: Record<string, unknown>): (string | null)[] {
+  const created = createdAtProblem(row['created_at']);
+  const updated = createdAtProblem(row['updated_at'])?.replace('createdAt', 'updatedAt') ?? null;
+  if (created !== null || updated !== null) return [created, updated];
+  const version = row['version'];
+  if (typeof version !== 'number' || version < 1) return [`version ${String(version)}`];
+  if (String(row['updated_at']) < String(row['created_at'])) return ['updatedAt is before createdAt'];
+  return [version === 1 && row['updated_at'] !== row['created_at'] ? 'unchanged row with updatedAt other than createdAt' : null];
+}
+
 /** Every product and workspace row that breaks a rule, described; empty when all are valid. */
 export function invalidRows(dbPath: string): string[] {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   const found: string[] = [];
   try {
-    for (const row of db.prepare('SELECT id, name, price_in_cents, status, created_at FROM products').all()) {
-      const problems = [nameProblem(row['name']), priceProblem(row['price_in_cents']), createdAtProblem(row['created_at'])];
+    for (const row of db.prepare('SELECT id, name, price_in_cents, status, created_at, updated_at, version FROM products').all()) {
+      const problems = [nameProblem(row['name']), priceProblem(row['price_in_cents']), ...timesProblems(row)];
       if (row['status'] !== 1 && row['status'] !== 2) problems.push(`status ${String(row['status'])}`);
       for (const problem of problems) if (problem !== null) found.push(`product ${String(row['id'])}: ${problem}`);
     }
-    for (const row of db.prepare('SELECT id, name, created_at FROM workspaces').all()) {
-      for (const problem of [nameProblem(row['name']), createdAtProblem(row['created_at'])]) {
+    for (const row of db.prepare('SELECT id, name, created_at, updated_at, version FROM workspaces').all()) {
+      for (const problem of [nameProblem(row['name']), ...timesProblems(row)]) {
         if (problem !== null) found.push(`workspace ${String(row['id'])}: ${problem}`);
       }
     }

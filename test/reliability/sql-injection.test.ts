@@ -68,7 +68,28 @@ test('injection in other fields, in member names and in Idempotency-Key is refus
   created.products++;
 });
 
-test('injection in limit, cursor and {id} is 400 or 404, never a query', async () => {
+test('injection in a patched name is stored verbatim; in other patched fields and If-Match it is refused', async () => {
+  const made = await postJson(`${server.url}/api/products`, { name: 'to patch', priceInCents: 1 });
+  const { id } = (await made.json()) as { id: number };
+  created.products++;
+  const patch = (body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+    fetch(`${server.url}/api/products/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', ...headers }, body: JSON.stringify(body) });
+  for (const payload of PAYLOADS) {
+    const renamed = await patch({ name: payload });
+    assert.equal(renamed.status, 200, payload);
+    assert.equal(((await renamed.json()) as { name: string }).name, payload);
+    assert.equal((await patch({ priceInCents: payload })).status, 422);
+    assert.equal((await patch({ [payload]: 1 })).status, 422);
+    // Quoted, with the characters a tag may not hold removed, it is a well-formed tag that matches
+    // nothing; as it is, it is malformed.
+    assert.equal((await patch({ name: 'x' }, { 'if-match': `"${payload.replace(/[^\x21\x23-\x7e]/g, '')}"` })).status, 412);
+    assert.equal((await patch({ name: 'x' }, { 'if-match': payload })).status, 400);
+  }
+  const read = (await (await fetch(`${server.url}/api/products/${id}`)).json()) as { name: string };
+  assert.equal(read.name, PAYLOADS.at(-1));
+});
+
+test('injection in limit, cursor, status and {id} is 400 or 404, never a query', async () => {
   for (const payload of PAYLOADS) {
     const encoded = encodeURIComponent(payload);
     for (const resource of ['products', 'workspaces']) {
@@ -78,7 +99,9 @@ test('injection in limit, cursor and {id} is 400 or 404, never a query', async (
       assert.equal((await fetch(`${server.url}/api/${resource}?cursor=${forged}`)).status, 400);
       assert.equal((await fetch(`${server.url}/api/${resource}/${encoded}`)).status, 404);
       assert.equal((await fetch(`${server.url}/api/${resource}/1${encoded}`)).status, 404);
+      assert.equal((await fetch(`${server.url}/api/${resource}/${encoded}`, { method: 'DELETE' })).status, 404);
     }
+    assert.equal((await fetch(`${server.url}/api/products?status=${encoded}`)).status, 400);
   }
 });
 
@@ -86,7 +109,8 @@ test('afterwards every table is there, holds exactly what was created, and is so
   const db = new DatabaseSync(server.dbPath, { readOnly: true });
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((row) => row['name']);
   db.close();
-  assert.deepEqual(tables, ['idempotency_keys', 'products', 'workspaces']);
+  // sqlite_sequence is SQLite's own: AUTOINCREMENT keeps the highest id ever given there.
+  assert.deepEqual(tables, ['idempotency_keys', 'products', 'sqlite_sequence', 'workspaces']);
   assert.equal(countRows(server.dbPath, 'products'), created.products);
   assert.equal(countRows(server.dbPath, 'workspaces'), created.workspaces);
   assert.equal(countRows(server.dbPath, 'idempotency_keys'), 1);

@@ -56,3 +56,12 @@ export function postJson(url: string, body: unknown, headers: Record<string, str
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
+
+/** PATCHes a merge patch (or raw text) as `application/merge-patch+json` unless `content-type` is given. */
+export function patchJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/merge-patch+json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}

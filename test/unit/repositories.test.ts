@@ -24,16 +24,18 @@ repositoryContract('sqlite', async () => {
   return { storage: createSqliteStorage(db), close: async () => db.close() };
 });
 
-test('sqlite: every read is a primary-key search, never a scan or an OFFSET', () => {
+test('sqlite: every read, change and delete is a primary-key or index search, never a scan or an OFFSET', () => {
   const { db, prepared } = recordingDatabase();
   createSqliteStorage(db);
-  const reads = prepared.filter((sql) => /^\s*SELECT/i.test(sql) && /\b(products|workspaces)\b/.test(sql));
-  assert.ok(reads.length >= 4, 'get and list of both resources are prepared up front');
-  for (const sql of reads) {
+  const statements = prepared.filter((sql) => /\bWHERE\b/i.test(sql) && /\b(products|workspaces)\b/.test(sql));
+  // get and list of both resources, the list of one status, update and delete of both
+  assert.ok(statements.length >= 9, `prepared up front: ${statements.join('; ')}`);
+  assert.ok(statements.some((sql) => /status = \?/.test(sql)), 'the status filter has its own statement');
+  for (const sql of statements) {
     assert.doesNotMatch(sql, /\bOFFSET\b/i);
     const parameters = Array.from(sql.matchAll(/\?/g), () => 50);
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...parameters).map((row) => String(row['detail']));
-    assert.ok(plan.some((detail) => /SEARCH \w+ USING INTEGER PRIMARY KEY/.test(detail)), `${sql}: ${plan.join('; ')}`);
+    assert.ok(plan.some((detail) => /SEARCH \w+ USING (INTEGER PRIMARY KEY|INDEX \w+) \(/.test(detail)), `${sql}: ${plan.join('; ')}`);
     assert.ok(!plan.some((detail) => /^SCAN|TEMP B-TREE/.test(detail)), `${sql}: ${plan.join('; ')}`);
   }
   db.close();

@@ -1,0 +1,82 @@
+import type { Repositories } from '../db/storage.ts';
+import type { ChangeOutcome, Precondition, RemoveOutcome, Versioned } from '../shared/changes.ts';
+import type { Validated } from '../shared/validation.ts';
+import { isJsonContentType, parseJson, readBody } from './body.ts';
+import { entityTag, ifMatch, ifNoneMatchHits } from './conditional.ts';
+import { validationFailed, type WriteDeps } from './create-handler.ts';
+import { type ErrorCode, HttpError } from './errors.ts';
+import { type Handler, parseId, type Reply, type RequestContext } from './reply.ts';
+
+// RFC 7396's media type, and plain JSON with the same meaning (README: PATCH).
+const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
+
+/** What a resource's item handlers share: its name for details, and its presenter. */
+export interface ItemSpec<T extends Versioned> {
+  /** `product`, as in "No product has this id." */
+  noun: string;
+  present(resource: T): object;
+}
+
+function notFound(noun: string): HttpError {
+  return new HttpError('not_found', { detail: `No ${noun} has this id.` });
+}
+
+function idOf(ctx: RequestContext, noun: string): number {
+  const id = parseId(ctx.params['id']);
+  if (id === null) throw notFound(noun);
+  return id;
+}
+
+/** 200 with the representation and its ETag. */
+export function representation<T extends Versioned>(spec: ItemSpec<T>, resource: T): Reply {
+  return { status: 200, body: spec.present(resource), headers: { etag: entityTag(resource.version) } };
+}
+
+/** GET (and HEAD) of one resource, with its ETag; a matching If-None-Match is 304 with no body. */
+export function readHandler<T extends Versioned>(spec: ItemSpec<T>, get: (id: number) => Promise<T | undefined>): Handler {
+  return async (ctx) => {
+    const resource = await get(idOf(ctx, spec.noun));
+    if (resource === undefined) throw notFound(spec.noun);
+    if (ifNoneMatchHits(ctx.req.headers['if-none-match'], resource.version)) {
+      return { status: 304, headers: { etag: entityTag(resource.version) } };
+    }
+    return representation(spec, resource);
+  };
+}
+
+/** A use case's change, run in a write transaction. */
+type Change<T, P, R extends string> = (tx: Repositories, id: number, patch: P, precondition: Precondition) => Promise<ChangeOutcome<T> | { kind: R }>;
+
+/** PATCH of one resource: JSON Merge Patch, validated by the create rules; `refusals` name the use case's own outcomes. */
+export function patchHandler<T extends Versioned, P, R extends string = never>(
+  deps: WriteDeps,
+  spec: ItemSpec<T> & { validate(body: unknown): Validated<P>; change: Change<T, P, R>; refusals: Readonly<Record<R, ErrorCode>> },
+): Handler {
+  return async (ctx) => {
+    const id = idOf(ctx, spec.noun);
+    if (!isJsonContentType(ctx.req.headers['content-type'], PATCH_TYPES)) throw new HttpError('unsupported_media_type');
+    const precondition = ifMatch(ctx.req.headers['if-match']);
+    const result = spec.validate(parseJson(await readBody(ctx.req, deps.bodyLimitBytes)));
+    if (!result.ok) throw validationFailed(result);
+    const outcome = await deps.storage.transaction((tx) => spec.change(tx, id, result.value, precondition));
+    if (outcome.kind === 'changed' || outcome.kind === 'unchanged') return representation(spec, (outcome as { resource: T }).resource);
+    if (outcome.kind === 'not_found') throw notFound(spec.noun);
+    if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
+    throw new HttpError(spec.refusals[outcome.kind as R]);
+  };
+}
+
+/** DELETE of one resource: 204 with no body once committed. */
+export function deleteHandler<T extends Versioned>(
+  deps: WriteDeps,
+  spec: ItemSpec<T> & { remove(tx: Repositories, id: number, precondition: Precondition): Promise<RemoveOutcome> },
+): Handler {
+  return async (ctx) => {
+    const id = idOf(ctx, spec.noun);
+    const precondition = ifMatch(ctx.req.headers['if-match']);
+    const outcome = await deps.storage.transaction((tx) => spec.remove(tx, id, precondition));
+    if (outcome.kind === 'not_found') throw notFound(spec.noun);
+    if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
+    return { status: 204 };
+  };
+}

@@ -1,0 +1,55 @@
+import type { SqlRunner } from '../db/postgres/client.ts';
+import { asNumber, isoText } from '../db/postgres/sql.ts';
+import type { Product, ProductStatus } from './model.ts';
+import type { ProductRepository } from './repository.ts';
+
+const COLUMNS = `id, name, price_in_cents, status, ${isoText('created_at')}, ${isoText('updated_at')}, version`;
+
+function toProduct(row: readonly unknown[]): Product {
+  return {
+    id: asNumber(row[0]),
+    name: row[1] as string,
+    priceInCents: row[2] as number,
+    status: row[3] as ProductStatus,
+    createdAt: row[4] as string,
+    updatedAt: row[5] as string,
+    version: row[6] as number,
+  };
+}
+
+/** A ProductRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
+export function createPostgresProductRepository(db: SqlRunner): ProductRepository {
+  const one = async (sql: string, id: number): Promise<Product | undefined> => {
+    const [row] = await db.rows(sql, [id]);
+    return row === undefined ? undefined : toProduct(row);
+  };
+  return {
+    async insert(product) {
+      const [row] = await db.rows(
+        'INSERT INTO products (name, price_in_cents, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+        [product.name, product.priceInCents, product.status, product.createdAt, product.updatedAt],
+      );
+      return { id: asNumber(row?.[0]), ...product, version: 1 };
+    },
+    findById: (id) => one(`SELECT ${COLUMNS} FROM products WHERE id = $1`, id),
+    // The row lock holds until the transaction ends: a concurrent change of this product waits, then
+    // reads what this one committed, so an If-Match check and its write are one step.
+    findForUpdate: (id) => one(`SELECT ${COLUMNS} FROM products WHERE id = $1 FOR UPDATE`, id),
+    async update(product) {
+      await db.run('UPDATE products SET name = $1, price_in_cents = $2, status = $3, updated_at = $4, version = $5 WHERE id = $6', [
+        product.name, product.priceInCents, product.status, product.updatedAt, product.version, product.id,
+      ]);
+    },
+    async remove(id) {
+      return (await db.run('DELETE FROM products WHERE id = $1', [id])) > 0;
+    },
+    async listBefore(beforeId, limit, status) {
+      const below = beforeId ?? Number.MAX_SAFE_INTEGER;
+      const rows =
+        status === null
+          ? await db.rows(`SELECT ${COLUMNS} FROM products WHERE id < $1 ORDER BY id DESC LIMIT $2`, [below, limit])
+          : await db.rows(`SELECT ${COLUMNS} FROM products WHERE status = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, [status, below, limit]);
+      return rows.map(toProduct);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { SqlRunner } from '../db/postgres/client.ts';
+import { asNumber, isoText } from '../db/postgres/sql.ts';
+import type { Workspace } from './model.ts';
+import type { WorkspaceRepository } from './repository.ts';
+
+const COLUMNS = `id, name, ${isoText('created_at')}, ${isoText('updated_at')}, version`;
+
+function toWorkspace(row: readonly unknown[]): Workspace {
+  return { id: asNumber(row[0]), name: row[1] as string, createdAt: row[2] as string, updatedAt: row[3] as string, version: row[4] as number };
+}
+
+/** A WorkspaceRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
+export function createPostgresWorkspaceRepository(db: SqlRunner): WorkspaceRepository {
+  const one = async (sql: string, id: number): Promise<Workspace | undefined> => {
+    const [row] = await db.rows(sql, [id]);
+    return row === undefined ? undefined : toWorkspace(row);
+  };
+  return {
+    async insert(workspace) {
+      const [row] = await db.rows('INSERT INTO workspaces (name, created_at, updated_at) VALUES ($1, $2, $3) RETURNING id', [
+        workspace.name, workspace.createdAt, workspace.updatedAt,
+      ]);
+      return { id: asNumber(row?.[0]), ...workspace, version: 1 };
+    },
+    findById: (id) => one(`SELECT ${COLUMNS} FROM workspaces WHERE id = $1`, id),
+    // The row lock holds until the transaction ends (see the product repository).
+    findForUpdate: (id) => one(`SELECT ${COLUMNS} FROM workspaces WHERE id = $1 FOR UPDATE`, id),
+    async update(workspace) {
+      await db.run('UPDATE workspaces SET name = $1, updated_at = $2, version = $3 WHERE id = $4', [
+        workspace.name, workspace.updatedAt, workspace.version, workspace.id,
+      ]);
+    },
+    async remove(id) {
+      return (await db.run('DELETE FROM workspaces WHERE id = $1', [id])) > 0;
+    },
+    async listBefore(beforeId, limit) {
+      const rows = await db.rows(`SELECT ${COLUMNS} FROM workspaces WHERE id < $1 ORDER BY id DESC LIMIT $2`, [beforeId ?? Number.MAX_SAFE_INTEGER, limit]);
+      return rows.map(toWorkspace);
+    },
+  };
+}

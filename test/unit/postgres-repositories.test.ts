@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { PostgresClient, SqlRunner } from '../../src/db/postgres/client.ts';
+import { migratePostgres } from '../../src/db/postgres/migrate.ts';
+import { openPostgres } from '../../src/db/postgres/open.ts';
+import { createPostgresStorage } from '../../src/db/postgres/storage.ts';
+import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
+import { createPostgresProductRepository } from '../../src/products/postgres-repository.ts';
+import { createPostgresWorkspaceRepository } from '../../src/workspaces/postgres-repository.ts';
+import { repositoryContract } from '../support/repository-contract.ts';
+
+// The same contract as SQLite's, on a real PostgreSQL: every test gets a database of its own.
+describe('postgres', { skip: skipWithoutPostgres() }, () => {
+  let cluster: PostgresCluster;
+  const clients: PostgresClient[] = [];
+  before(async () => {
+    cluster = await startPostgres();
+  });
+  after(async () => {
+    await Promise.all(clients.map((client) => client.end().catch(() => {})));
+    await cluster?.stop();
+  });
+
+  async function freshClient(): Promise<PostgresClient> {
+    const client = openPostgres(await cluster.createDatabase(), { poolSize: 4 });
+    clients.push(client);
+    await migratePostgres(client);
+    return client;
+  }
+
+  repositoryContract('postgres', async () => {
+    const client = await freshClient();
+    return { storage: createPostgresStorage(client), close: () => client.end() };
+  });
+
+  test('postgres: every read, change and delete the repositories make is an index scan, never a sequential scan or a sort', async () => {
+    const client = await freshClient();
+    // Enough rows that the planner would choose a scan if no index served the query.
+    await client.script(`INSERT INTO products (name, price_in_cents, status, created_at, updated_at)
+      SELECT 'p' || i, i, 1 + (i % 2), now(), now() FROM generate_series(1, 20000) AS i;
+      INSERT INTO workspaces (name, created_at, updated_at) SELECT 'w' || i, now(), now() FROM generate_series(1, 20000) AS i;
+      ANALYZE products; ANALYZE workspaces`);
+    const seen: { sql: string; params: readonly unknown[] }[] = [];
+    const recording: SqlRunner = {
+      rows: (sql, params = []) => (seen.push({ sql, params }), client.rows(sql, params)),
+      run: (sql, params = []) => (seen.push({ sql, params }), client.run(sql, params)),
+      script: (sql) => client.script(sql),
+    };
+    const products = createPostgresProductRepository(recording);
+    const workspaces = createPostgresWorkspaceRepository(recording);
+    const at = '2026-11-23T10:00:00.000Z';
+    for (const repository of [products, workspaces] as const) {
+      await repository.findById(10_000);
+      await repository.findForUpdate(10_000);
+      await repository.remove(10_001);
+    }
+    await products.listBefore(15_000, 51, null);
+    await products.listBefore(15_000, 51, 2);
+    await workspaces.listBefore(15_000, 51);
+    await products.update({ id: 10_000, name: 'x', priceInCents: 1, status: 1, createdAt: at, updatedAt: at, version: 2 });
+    await workspaces.update({ id: 10_000, name: 'x', createdAt: at, updatedAt: at, version: 2 });
+    assert.equal(seen.length, 11);
+    for (const { sql, params } of seen) {
+      const plan = (await client.rows(`EXPLAIN ${sql}`, params)).map((row) => String(row[0])).join('\n');
+      assert.match(plan, /Index (Only )?Scan/, `${sql}\n${plan}`);
+      assert.doesNotMatch(plan, /Seq Scan|Sort/, `${sql}\n${plan}`);
+    }
+  });
+});

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import { latestVersion } from './db/migrate.ts';
 import { createStorage, type Database, defaultSqlDirFor } from './db/engine.ts';
+import { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
@@ -16,6 +17,7 @@ import { rateLimitGuard } from './http/rate-limit.ts';
 import { createRouter, type RouteMatch } from './http/router.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createLogger, type Logger } from './log/logger.ts';
+import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { openApiOptionsFor } from './openapi/document.ts';
@@ -68,6 +70,10 @@ export function createApp(options: AppOptions): App {
   const clientAddressOf = createClientAddressResolver(config.trustProxy);
   const limitRate = rateLimitGuard(config.rateLimit, config.rateLimitWindowS);
   let draining = false;
+  // Each such request is answered 503 and access-logged; this says why, a line every few seconds.
+  const storageTrouble = throttled<{ reqId: string; error: Error }>(5_000, ({ reqId, error }, heldBack) => {
+    logger.warn('database unavailable or busy; answering 503', { reqId, reason: error.message, heldBack });
+  });
 
   // The match is made before the checks (it is pure), so even a refused request is counted under its route.
   function route(ctx: RequestContext, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
@@ -107,6 +113,7 @@ export function createApp(options: AppOptions): App {
     };
     const fail = (thrown: unknown): void => {
       const error = asClientError(thrown);
+      if (thrown instanceof StorageUnavailableError || thrown instanceof StorageBusyError) storageTrouble({ reqId: ctx.requestId, error: thrown });
       if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
       else if (error.code === 'rate_limited') metrics?.rateLimited.inc();
       if (res.headersSent) {

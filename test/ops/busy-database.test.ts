@@ -23,6 +23,11 @@ test('a write lock held past the busy timeout by another connection is 503 with 
   const problem = (await response.json()) as { code: string; detail: string };
   assert.equal(problem.code, 'unavailable');
   assert.doesNotMatch(problem.detail, /locked|sqlite/i);
+  // Operators learn why from the log, once every few seconds however many requests meet it.
+  await new Promise((resolve) => setImmediate(resolve));
+  const warnings = server.logs.filter((line) => line['msg'] === 'database unavailable or busy; answering 503');
+  assert.equal(warnings.length, 1);
+  assert.match(String(warnings[0]?.['reason']), /locked/);
   other.exec('ROLLBACK');
   const retry = await postJson(`${server.url}/api/products`, PRODUCT);
   assert.equal(retry.status, 201);

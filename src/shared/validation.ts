@@ -44,14 +44,21 @@ function rejectUnknownFields(body: JsonObject, fields: object, errors: FieldErro
   }
 }
 
-function validateBody<T>(body: unknown, fields: Fields<T>, missing: (field: string, errors: FieldError[]) => void, present: (field: string, value: unknown, errors: FieldError[]) => boolean): Validated<Partial<T>> {
+/** What a create and a patch do differently: with a member that is absent, and with one that is present. */
+interface Presence {
+  missing(field: string, errors: FieldError[]): void;
+  /** False when the value is refused before its rule runs (a patch's null). */
+  accepts(field: string, value: unknown, errors: FieldError[]): boolean;
+}
+
+function validateBody<T>(body: unknown, fields: Fields<T>, presence: Presence): Validated<Partial<T>> {
   if (!isJsonObject(body)) return { ok: false, errors: [NOT_AN_OBJECT] };
   const errors: FieldError[] = [];
   const value: Record<string, unknown> = {};
   for (const [field, spec] of Object.entries(fields) as [string, FieldSpec<unknown>][]) {
     const raw = member(body, field);
-    if (raw === undefined) missing(field, errors);
-    else if (present(field, raw, errors)) value[field] = spec.rule(raw, field, errors);
+    if (raw === undefined) presence.missing(field, errors);
+    else if (presence.accepts(field, raw, errors)) value[field] = spec.rule(raw, field, errors);
   }
   rejectUnknownFields(body, fields, errors);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: value as Partial<T> };
@@ -62,7 +69,7 @@ export function validateCreate<T>(body: unknown, fields: Fields<T>): Validated<T
   const missing = (field: string, errors: FieldError[]): void => {
     if ((fields as Record<string, FieldSpec<unknown>>)[field]?.required === true) errors.push(fieldError(field, 'required', `${field} is required`));
   };
-  return validateBody(body, fields, missing, () => true) as Validated<T>;
+  return validateBody(body, fields, { missing, accepts: () => true }) as Validated<T>;
 }
 
 /**
@@ -70,12 +77,12 @@ export function validateCreate<T>(body: unknown, fields: Fields<T>): Validated<T
  * field; `null` would remove a field, and no field can be removed, so it is a `type` error.
  */
 export function validatePatch<T>(body: unknown, fields: Fields<T>): Validated<Partial<T>> {
-  const present = (field: string, raw: unknown, errors: FieldError[]): boolean => {
+  const accepts = (field: string, raw: unknown, errors: FieldError[]): boolean => {
     if (raw !== null) return true;
     errors.push(fieldError(field, 'type', `${field} cannot be null: no field can be removed`));
     return false;
   };
-  return validateBody(body, fields, () => {}, present);
+  return validateBody(body, fields, { missing: () => {}, accepts });
 }
 
 // C0 controls, DEL and C1 controls (README: POST /api/products), and lone surrogates: UTF-8 cannot carry

@@ -23,6 +23,8 @@ test('an empty environment gives the documented defaults', () => {
     port: 3000,
     host: '127.0.0.1',
     dbPath: 'data/app.db',
+    databaseUrl: '',
+    dbPoolSize: 10,
     durability: 'full',
     workers: 1,
     logLevel: 'info',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,4 +106,16 @@ test('its bin scripts run from node_modules on the compiled build', () => {
   assert.ok(run(process.execPath, [migrateBin], project, env).includes(`"applied":${JSON.stringify(MIGRATION_FILES)}`));
   const status = JSON.parse(run(process.execPath, [migrateBin, '--status'], project, env)) as Record<string, unknown>;
   assert.deepEqual([status['current'], status['latest'], status['pending']], [MIGRATION_FILES.length, MIGRATION_FILES.length, []]);
+});
+
+test('without the optional pg installed, its bin scripts given SVC_DATABASE_URL say in one line to install pg', () => {
+  // npm does not install an optional peer dependency: the host gets pg only when it asks for it.
+  assert.throws(() => run(process.execPath, ['-e', "require.resolve('pg')"], project), /Cannot find module 'pg'/);
+  const env = { ...cleanEnv(), SVC_DATABASE_URL: 'postgres://svc:secret@127.0.0.1:5432/svc' };
+  for (const script of ['serve.js', 'migrate.js']) {
+    const bin = join(project, 'node_modules', 'svc-http-sqlite', 'bin', script);
+    const result = spawnSync(process.execPath, [bin], { cwd: project, env, encoding: 'utf8', timeout: 60_000 });
+    assert.notEqual(result.status, 0, script);
+    assert.match(result.stderr, /^[^\n]*PostgreSQL client is not installed: run `npm install pg`\n$/, script);
+  }
 });

@@ -20,6 +20,8 @@ interface Queryable {
 }
 interface PoolClient extends Queryable {
   release(destroy?: boolean | Error): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  off(event: 'error', listener: (error: Error) => void): void;
 }
 export interface PgPool extends Queryable {
   connect(): Promise<PoolClient>;
@@ -82,6 +84,20 @@ function runnerOn(db: Queryable): SqlRunner {
   };
 }
 
+// A connection that broke or went silent is discarded without a ROLLBACK (the server rolls back the
+// transaction of a closed connection): on a silent server a ROLLBACK would wait a whole query timeout
+// more, past the request timeout. A ROLLBACK that fails discards the connection too. Returns the
+// reason to discard it, or undefined to reuse it.
+async function rollBack(connection: PoolClient, cause: unknown): Promise<Error | undefined> {
+  if (cause instanceof StorageUnavailableError) return cause;
+  try {
+    await connection.query('ROLLBACK');
+    return undefined;
+  } catch (error) {
+    return error as Error;
+  }
+}
+
 /** A PostgresClient on a node-postgres pool; `redactedUrl` names it in messages. */
 export function pgClient(pool: PgPool, redactedUrl: string): PostgresClient {
   // An idle connection that breaks (the server restarted) must not crash the process: the pool
@@ -98,6 +114,10 @@ export function pgClient(pool: PgPool, redactedUrl: string): PostgresClient {
       } catch (error) {
         throw normalize(error);
       }
+      // The pool listens for errors of idle connections only: one that breaks between two statements
+      // of this transaction would be an uncaught 'error' event. Its next statement fails instead.
+      const ignore = (): void => {};
+      connection.on('error', ignore);
       let broken: Error | undefined;
       try {
         const tx = runnerOn(connection);
@@ -106,10 +126,10 @@ export function pgClient(pool: PgPool, redactedUrl: string): PostgresClient {
         await tx.script('COMMIT');
         return result;
       } catch (error) {
-        // ROLLBACK on a broken connection fails too; the connection is then discarded, not reused.
-        await connection.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+        broken = await rollBack(connection, error);
         throw error;
       } finally {
+        connection.off('error', ignore);
         connection.release(broken ?? false);
       }
     },

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { PostgresClient, SqlRunner } from '../../src/db/postgres/client.ts';
 import { migratePostgres } from '../../src/db/postgres/migrate.ts';
 import { openPostgres } from '../../src/db/postgres/open.ts';
+import { StorageUnavailableError } from '../../src/db/errors.ts';
 import { createPostgresStorage } from '../../src/db/postgres/storage.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { createPostgresProductRepository } from '../../src/products/postgres-repository.ts';
@@ -65,5 +66,19 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
       assert.match(plan, /Index (Only )?Scan/, `${sql}\n${plan}`);
       assert.doesNotMatch(plan, /Seq Scan|Sort/, `${sql}\n${plan}`);
     }
+  });
+
+  test('postgres: a transaction still running past its deadline is cut off as StorageUnavailableError; the pool goes on', async () => {
+    // A 600 ms request timeout: statements may take 200 ms, a whole transaction 300 ms.
+    const client = openPostgres(await cluster.createDatabase(), { poolSize: 2, requestTimeoutMs: 600 });
+    clients.push(client);
+    // Each sleep is within the statement timeout, so only the transaction's deadline can stop them.
+    const slow = client.transaction(async (tx) => {
+      for (let i = 0; i < 4; i++) await tx.rows('SELECT pg_sleep(0.15)');
+      return 'finished';
+    });
+    await assert.rejects(slow, StorageUnavailableError);
+    assert.deepEqual(await client.rows('SELECT 1'), [[1]]);
+    assert.equal(await client.transaction(async (tx) => (await tx.rows('SELECT 2'))[0]?.[0]), 2);
   });
 });

@@ -32,24 +32,27 @@ function loadPg(): PgModule {
  * Opens a pool on the PostgreSQL database at `url` (connections are made when first needed). The
  * timeouts keep every database call well inside the request timeout: connecting or waiting for a
  * connection at most a sixth of it (5 s by default), a statement a third (10 s), and the client
- * gives up on a silent connection a second after that.
+ * gives up on a silent connection, or on a whole transaction, a sixth (at most 1 s) after that.
  */
 export function openPostgres(url: string, options: PostgresOpenOptions = {}): PostgresClient {
   const problem = databaseUrlProblem(url);
   if (problem !== null) throw new TypeError(`not a PostgreSQL URL (${problem}): ${redactDatabaseUrl(url)}`);
   const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-  const statementTimeoutMs = clamp(requestTimeoutMs / 3, 1_000, 10_000);
+  // Fractions of the request timeout with small floors, so even a very short one is kept:
+  // connect + statement + grace is at most two thirds of it.
+  const statementTimeoutMs = clamp(requestTimeoutMs / 3, 100, 10_000);
+  const graceMs = clamp(requestTimeoutMs / 6, 50, 1_000);
   const { Pool } = loadPg();
   const pool = new Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: clamp(requestTimeoutMs / 6, 500, 5_000),
+    connectionTimeoutMillis: clamp(requestTimeoutMs / 6, 50, 5_000),
     statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + 1_000,
+    query_timeout: statementTimeoutMs + graceMs,
     idle_in_transaction_session_timeout: statementTimeoutMs * 2,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'svc-http-sqlite',
   });
-  return pgClient(pool, redactDatabaseUrl(url));
+  return pgClient(pool, redactDatabaseUrl(url), statementTimeoutMs + graceMs);
 }

@@ -20,6 +20,7 @@ interface Queryable {
 }
 interface PoolClient extends Queryable {
   release(destroy?: boolean | Error): void;
+  end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): void;
   off(event: 'error', listener: (error: Error) => void): void;
 }
@@ -98,8 +99,12 @@ async function rollBack(connection: PoolClient, cause: unknown): Promise<Error |
   }
 }
 
-/** A PostgresClient on a node-postgres pool; `redactedUrl` names it in messages. */
-export function pgClient(pool: PgPool, redactedUrl: string): PostgresClient {
+/**
+ * A PostgresClient on a node-postgres pool; `redactedUrl` names it in messages. A transaction still
+ * running `transactionTimeoutMs` after it began has its connection closed (the server rolls it back),
+ * so however many statements it waits on, it ends within that time with StorageUnavailableError.
+ */
+export function pgClient(pool: PgPool, redactedUrl: string, transactionTimeoutMs: number): PostgresClient {
   // An idle connection that breaks (the server restarted) must not crash the process: the pool
   // drops it and opens a new one when next needed.
   pool.on('error', () => {});
@@ -119,6 +124,7 @@ export function pgClient(pool: PgPool, redactedUrl: string): PostgresClient {
       const ignore = (): void => {};
       connection.on('error', ignore);
       let broken: Error | undefined;
+      const deadline = setTimeout(() => void connection.end().catch(ignore), transactionTimeoutMs);
       try {
         const tx = runnerOn(connection);
         await tx.script('BEGIN');
@@ -129,6 +135,7 @@ export function pgClient(pool: PgPool, redactedUrl: string): PostgresClient {
         broken = await rollBack(connection, error);
         throw error;
       } finally {
+        clearTimeout(deadline);
         connection.off('error', ignore);
         connection.release(broken ?? false);
       }

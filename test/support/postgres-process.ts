@@ -31,11 +31,11 @@ export function asUser(user: ServerUser | undefined, program: string, args: read
   return ['setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--', program, ...args]];
 }
 
-/** The environment for PostgreSQL programs: ours without PG* variables (a PGHOST or PGPORT must not redirect the harness). */
+/** The environment for PostgreSQL programs: ours without PG* variables (a PGHOST or PGPORT must not redirect the harness), C locale (exists everywhere). */
 export function programEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('PG')) env[name] = value;
-  return { ...env, HOME: home, LC_ALL: 'C.UTF-8' };
+  return { ...env, HOME: home, LC_ALL: 'C' };
 }
 
 /** Runs a program to its end; rejects with its stderr (the useful part of a PostgreSQL failure), named by `label`. */

@@ -116,10 +116,15 @@ export async function bootstrap(layout: Layout, port: number): Promise<void> {
 
 /** What a cluster's server can be asked: stop and start again on the same port and data. */
 export interface ServerControl {
+  /** Stops the server, keeping its data and port: `fast` ends sessions cleanly, `immediate` is a crash (recovery at the next start). */
   stopServer(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts the server again on the same port and data. */
   startServer(): Promise<void>;
+  /** stopServer then startServer. */
   restart(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** The postmaster and its children now (empty while stopped). */
   processIds(): number[];
+  /** The server log so far (helps when a test fails). */
   log(): string;
 }
 

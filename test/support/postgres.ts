@@ -1,6 +1,8 @@
-// A real, throwaway PostgreSQL for tests. Each test file that needs one starts its own cluster (about
-// 3 s on this 2-core machine, most of it initdb), so a test may stop and restart its server without
-// disturbing other files; node:test has no global setup on Node 22.18 to share one safely anyway.
+// A real, throwaway PostgreSQL for tests. Each test file that needs one starts its own cluster, so a
+// test may stop and restart its server without disturbing other files; node:test has no global setup
+// on Node 22.18 (`--test-global-setup` is a bad option there) to share one anyway. Measured on the
+// shared 2-core machine: startPostgres 3.0-4.2 s (initdb 1.7-2.3 s of it), createDatabase 0.1-0.4 s,
+// restart 0.25-0.4 s, stop 0.2 s. Copying a cached initdb (39 MB) took 1 s, so there is no cache.
 // Nothing outlives the test process: stop() removes everything; a normal exit (or process.exit, or an
 // uncaught error) stops the server synchronously; a process killed by a signal, even SIGKILL, leaves a
 // watchdog (a shell in its own session reading a pipe from us) that sees the pipe close and does it.

@@ -1,27 +1,17 @@
 import type { SqlRunner } from '../db/postgres/client.ts';
 import { asNumber, isoText } from '../db/postgres/sql.ts';
-import type { Product, ProductStatus } from './model.ts';
+import type { Product } from './model.ts';
 import type { ProductRepository } from './repository.ts';
+import { PRODUCT_COLUMNS, productFromRow } from './rows.ts';
 
-const COLUMNS = `id, name, price_in_cents, status, ${isoText('created_at')}, ${isoText('updated_at')}, version`;
-
-function toProduct(row: readonly unknown[]): Product {
-  return {
-    id: asNumber(row[0]),
-    name: row[1] as string,
-    priceInCents: row[2] as number,
-    status: row[3] as ProductStatus,
-    createdAt: row[4] as string,
-    updatedAt: row[5] as string,
-    version: row[6] as number,
-  };
-}
+// The times are formatted by the server into the text SQLite stores (see isoText).
+const COLUMNS = PRODUCT_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');
 
 /** A ProductRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
 export function createPostgresProductRepository(db: SqlRunner): ProductRepository {
   const one = async (sql: string, id: number): Promise<Product | undefined> => {
     const [row] = await db.rows(sql, [id]);
-    return row === undefined ? undefined : toProduct(row);
+    return row === undefined ? undefined : productFromRow(row);
   };
   return {
     async insert(product) {
@@ -49,7 +39,7 @@ export function createPostgresProductRepository(db: SqlRunner): ProductRepositor
         status === null
           ? await db.rows(`SELECT ${COLUMNS} FROM products WHERE id < $1 ORDER BY id DESC LIMIT $2`, [below, limit])
           : await db.rows(`SELECT ${COLUMNS} FROM products WHERE status = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, [status, below, limit]);
-      return rows.map(toProduct);
+      return rows.map(productFromRow);
     },
   };
 }

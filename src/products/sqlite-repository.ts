@@ -1,24 +1,10 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import type { Product, ProductStatus } from './model.ts';
+import type { Product } from './model.ts';
 import type { ProductRepository } from './repository.ts';
+import { PRODUCT_COLUMNS, productFromRow } from './rows.ts';
 
-// Rows come back as arrays in this column order: about twice as fast to build and read as
-// objects keyed by column name (profile of GET /api/products: row objects were ~45% of its CPU).
-const COLUMNS = 'id, name, price_in_cents, status, created_at, updated_at, version';
+const COLUMNS = PRODUCT_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
-
-// The STRICT table guarantees each column's type, so no conversion is needed.
-function toProduct(row: Row): Product {
-  return {
-    id: row[0] as number,
-    name: row[1] as string,
-    priceInCents: row[2] as number,
-    status: row[3] as ProductStatus,
-    createdAt: row[4] as string,
-    updatedAt: row[5] as string,
-    version: row[6] as number,
-  };
-}
 
 /** A ProductRepository on node:sqlite; statements are prepared once. */
 export function createSqliteProductRepository(db: DatabaseSync): ProductRepository {
@@ -31,7 +17,7 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
   for (const read of [byId, page, pageOfStatus]) read.setReturnArrays(true);
   const findById = async (id: number): Promise<Product | undefined> => {
     const row = byId.get(id) as Row | undefined;
-    return row === undefined ? undefined : toProduct(row);
+    return row === undefined ? undefined : productFromRow(row);
   };
   return {
     async insert(product) {
@@ -50,7 +36,7 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
     async listBefore(beforeId, limit, status) {
       const below = beforeId ?? Number.MAX_SAFE_INTEGER;
       const rows = (status === null ? page.all(below, limit) : pageOfStatus.all(status, below, limit)) as unknown as Row[];
-      return rows.map(toProduct);
+      return rows.map(productFromRow);
     },
   };
 }

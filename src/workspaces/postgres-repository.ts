@@ -2,18 +2,16 @@ import type { SqlRunner } from '../db/postgres/client.ts';
 import { asNumber, isoText } from '../db/postgres/sql.ts';
 import type { Workspace } from './model.ts';
 import type { WorkspaceRepository } from './repository.ts';
+import { WORKSPACE_COLUMNS, workspaceFromRow } from './rows.ts';
 
-const COLUMNS = `id, name, ${isoText('created_at')}, ${isoText('updated_at')}, version`;
-
-function toWorkspace(row: readonly unknown[]): Workspace {
-  return { id: asNumber(row[0]), name: row[1] as string, createdAt: row[2] as string, updatedAt: row[3] as string, version: row[4] as number };
-}
+// The times are formatted by the server into the text SQLite stores (see isoText).
+const COLUMNS = WORKSPACE_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');
 
 /** A WorkspaceRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
 export function createPostgresWorkspaceRepository(db: SqlRunner): WorkspaceRepository {
   const one = async (sql: string, id: number): Promise<Workspace | undefined> => {
     const [row] = await db.rows(sql, [id]);
-    return row === undefined ? undefined : toWorkspace(row);
+    return row === undefined ? undefined : workspaceFromRow(row);
   };
   return {
     async insert(workspace) {
@@ -35,7 +33,7 @@ export function createPostgresWorkspaceRepository(db: SqlRunner): WorkspaceRepos
     },
     async listBefore(beforeId, limit) {
       const rows = await db.rows(`SELECT ${COLUMNS} FROM workspaces WHERE id < $1 ORDER BY id DESC LIMIT $2`, [beforeId ?? Number.MAX_SAFE_INTEGER, limit]);
-      return rows.map(toWorkspace);
+      return rows.map(workspaceFromRow);
     },
   };
 }

@@ -1,15 +1,10 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { Workspace } from './model.ts';
 import type { WorkspaceRepository } from './repository.ts';
+import { WORKSPACE_COLUMNS, workspaceFromRow } from './rows.ts';
 
-// Rows come back as arrays in column order, as for products (cheaper than keyed objects);
-// the STRICT table guarantees each column's type.
-const COLUMNS = 'id, name, created_at, updated_at, version';
+const COLUMNS = WORKSPACE_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
-
-function toWorkspace(row: Row): Workspace {
-  return { id: row[0] as number, name: row[1] as string, createdAt: row[2] as string, updatedAt: row[3] as string, version: row[4] as number };
-}
 
 /** A WorkspaceRepository on node:sqlite; statements are prepared once. */
 export function createSqliteWorkspaceRepository(db: DatabaseSync): WorkspaceRepository {
@@ -22,7 +17,7 @@ export function createSqliteWorkspaceRepository(db: DatabaseSync): WorkspaceRepo
   page.setReturnArrays(true);
   const findById = async (id: number): Promise<Workspace | undefined> => {
     const row = byId.get(id) as Row | undefined;
-    return row === undefined ? undefined : toWorkspace(row);
+    return row === undefined ? undefined : workspaceFromRow(row);
   };
   return {
     async insert(workspace) {
@@ -40,7 +35,7 @@ export function createSqliteWorkspaceRepository(db: DatabaseSync): WorkspaceRepo
     },
     async listBefore(beforeId, limit) {
       const rows = page.all(beforeId ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];
-      return rows.map(toWorkspace);
+      return rows.map(workspaceFromRow);
     },
   };
 }

@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { REBASE_AFTER_TICKS, type RateLimitDecision, RateLimiter } from '../../src/http/rate-limit.ts';
+import { type Random, seededRandom } from '../reliability/seeded-random.ts';
 
 // Seeded randomized sweeps over limits, windows and arrival patterns. Every failure message names
 // the seed and the scenario, so a failure can be replayed.
 const SEED = 0x5eed_0010;
 
-// mulberry32: a small seeded generator; `below(n)` is an integer in [0, n).
-function generator(seed: number): { below: (n: number) => number } {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-  return { below: (n) => Math.floor(next() * n) };
-}
-
-const pick = <T>(rng: { below: (n: number) => number }, items: readonly T[]): T => items[rng.below(items.length)] as T;
+const pick = <T>(rng: Random, items: readonly T[]): T => rng.pick(items);
 
 // One client's requests against a limiter on a fake clock, checking every decision as it comes.
 class Run {
@@ -70,20 +58,20 @@ const expectPrefix = (decisions: RateLimitDecision[], allowed: number, where: st
   assert.deepEqual(decisions.map((decision) => decision.allowed), decisions.map((_, i) => i < allowed), where);
 
 // One step of an arrival pattern; the probes check that r, t and Retry-After are exact.
-function step(run: Run, rng: { below: (n: number) => number }): void {
+function step(run: Run, rng: Random): void {
   const { at, decision } = run.last;
   const interval = run.windowMs / run.limit;
   const where = `${run.label}, after ${JSON.stringify(decision)} at ${at} ms`;
-  switch (rng.below(8)) {
+  switch (rng.int(8)) {
     case 0: // a burst at the same instant
-      run.send(1 + rng.below(run.limit + 2));
+      run.send(1 + rng.int(run.limit + 2));
       break;
     case 1: // arrivals closer together than T
-      run.clock.now += rng.below(Math.ceil(interval) + 1);
+      run.clock.now += rng.int(Math.ceil(interval) + 1);
       run.send(1);
       break;
     case 2: // anywhere within a window
-      run.clock.now += rng.below(run.windowMs + 1);
+      run.clock.now += rng.int(run.windowMs + 1);
       run.send(1);
       break;
     case 3: // silent for exactly one window since the last allowed request (refusals don't count): the whole burst is back
@@ -120,7 +108,7 @@ function assertIntervalBound(run: Run): void {
 }
 
 test('randomized sweep: both promises, exact r, t and Retry-After, and the interval bound', () => {
-  const rng = generator(SEED);
+  const rng = seededRandom(SEED);
   let refused = 0;
   for (let scenario = 0; scenario < 160; scenario++) {
     const limit = pick(rng, [1, 2, 3, 5, 7, 12, 60, 100]);
@@ -182,21 +170,21 @@ function pair(limit: number, windowMs: number): { clock: { now: number }; take: 
 }
 
 test('randomized sweep against exact arithmetic, with limits up to 10^9', () => {
-  const rng = generator(SEED + 1);
+  const rng = seededRandom(SEED + 1);
   const configs = [[1, 1000], [3, 10_000], [7, 60_000], [30_000_001, 24 * HOUR], [999_999_937, HOUR], [1_000_000_000, 24 * HOUR]] as const;
   for (const [limit, windowMs] of configs) {
     const { clock, take } = pair(limit, windowMs);
     for (let event = 0; event < 1500; event++) {
-      clock.now += pick(rng, [0, rng.below(1000), rng.below(windowMs + 1), rng.below(12 * HOUR)]);
-      const client = `c${rng.below(4)}`;
-      const requests = 1 + (rng.below(20) === 0 ? rng.below(3000) : rng.below(Math.min(limit + 2, 30)));
+      clock.now += pick(rng, [0, rng.int(1000), rng.int(windowMs + 1), rng.int(12 * HOUR)]);
+      const client = `c${rng.int(4)}`;
+      const requests = 1 + (rng.int(20) === 0 ? rng.int(3000) : rng.int(Math.min(limit + 2, 30)));
       for (let i = 0; i < requests; i++) take(client, `seed ${SEED + 1}, ${limit} per ${windowMs} ms, event ${event}, request ${i}`);
     }
   }
 });
 
 test('exact across epoch moves, with backlogs in flight (fine ticks move the epoch every ~40 min to ~21 h)', () => {
-  const rng = generator(SEED + 2);
+  const rng = seededRandom(SEED + 2);
   let carried = 0;
   for (const [limit, windowMs] of [[30_000_001, 24 * HOUR], [999_999_937, HOUR], [1_000_000_007, 1000]] as const) {
     const { clock, take } = pair(limit, windowMs);
@@ -205,18 +193,18 @@ test('exact across epoch moves, with backlogs in flight (fine ticks move the epo
     const period = Math.floor(REBASE_AFTER_TICKS / ticksPerMs);
     let epoch = clock.now;
     for (let move = 0; move < 12; move++) {
-      clock.now = epoch + period - rng.below(5);
+      clock.now = epoch + period - rng.int(5);
       let movedAt = -1;
       for (let event = 0; movedAt < 0 || event < movedAt + 3; event++) {
         const where = `seed ${SEED + 2}, ${limit} per ${windowMs} ms, move ${move}, event ${event}`;
         const moves = clock.now - epoch > period;
-        const burst = 1 + rng.below(2000);
+        const burst = 1 + rng.int(2000);
         for (let i = 0; i < burst; i++) {
-          const decision = take(i % 2 === 0 ? 'busy' : `c${rng.below(3)}`, where);
+          const decision = take(i % 2 === 0 ? 'busy' : `c${rng.int(3)}`, where);
           if (moves && i === 0 && decision.remaining < limit - 1) carried += 1;
         }
         if (moves) [epoch, movedAt] = [clock.now, event];
-        clock.now += rng.below(2);
+        clock.now += rng.int(2);
       }
     }
   }

@@ -33,5 +33,10 @@ INSERT INTO workspaces_v2 (id, name, created_at, updated_at, version)
 DROP TABLE workspaces;
 ALTER TABLE workspaces_v2 RENAME TO workspaces;
 
--- A replayed 201 carries the ETag it was first sent with.
+-- A replayed 201 carries the ETag it was first sent with. A 201 stored before this migration is
+-- brought to what the same create answers now: its resource is at version 1 (so ETag "1"), and
+-- its body gains updatedAt, equal to createdAt, as the last member.
 ALTER TABLE idempotency_keys ADD COLUMN etag TEXT;
+UPDATE idempotency_keys
+   SET etag = '"1"', body = json_set(body, '$.updatedAt', json_extract(body, '$.createdAt'))
+ WHERE status = 201 AND json_valid(body) AND json_extract(body, '$.createdAt') IS NOT NULL;

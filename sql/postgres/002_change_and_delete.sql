@@ -13,4 +13,5 @@ UPDATE workspaces SET updated_at = created_at;
 ALTER TABLE workspaces ALTER COLUMN updated_at SET NOT NULL;
 ALTER TABLE workspaces ADD COLUMN version integer NOT NULL DEFAULT 1 CHECK (version >= 1);
 
+-- No stored 201 needs rewriting here, unlike in sql/002: 001 and 002 for PostgreSQL shipped together.
 ALTER TABLE idempotency_keys ADD COLUMN etag text;

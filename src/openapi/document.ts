@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
 import { headerComponents, parameterComponents } from './headers.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
-import { ERROR_SCOPES, type ErrorScope, exampleProblem } from './problems.ts';
+import { ERROR_SCOPES, type ErrorScope, exampleProblem, type OperationKind } from './problems.ts';
 import { type JsonObject, schemaComponents } from './schemas.ts';
 
 export type { OpenApiOptions } from './operations.ts';
@@ -15,22 +15,37 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.met
   license: string;
 };
 
-const SCOPE_TEXT: Readonly<Record<ErrorScope, string>> = {
+// The `where` column of the error catalogue, in words.
+const KIND_TEXT: Readonly<Record<OperationKind, string>> = {
+  readiness: 'readiness',
+  document: 'this document',
   list: 'lists',
   read: 'reads by id',
   create: 'creates',
-  change: 'changes and deletes',
-  authenticated: 'creates, when a token is configured',
-  limited: 'every operation but readiness, when rate limiting is on',
-  any_operation: 'any operation',
-  any_request: 'any request, before routing',
+  change: 'changes',
+  remove: 'deletes',
 };
+const WHEN_TEXT = { token: 'when a token is configured', rate_limit: 'when rate limiting is on' } as const;
+
+function kindsText(on: readonly OperationKind[]): string {
+  const missing = (Object.keys(KIND_TEXT) as OperationKind[]).filter((kind) => !on.includes(kind));
+  const [only] = missing;
+  if (missing.length === 0) return 'any operation';
+  if (missing.length === 1 && only !== undefined) return `every operation but ${KIND_TEXT[only]}`;
+  return on.map((kind) => KIND_TEXT[kind]).join(', ');
+}
+
+function whereText(scope: ErrorScope): string {
+  if (scope.on === 'any_request') return 'any request, before routing';
+  const where = scope.resource === undefined ? kindsText(scope.on) : `${kindsText(scope.on)} of ${scope.resource}`;
+  return scope.when === undefined ? where : `${where}, ${WHEN_TEXT[scope.when]}`;
+}
 
 function errorCatalogue(): string {
   const byStatus = (Object.keys(ERRORS) as ErrorCode[]).sort((a, b) => ERRORS[a].status - ERRORS[b].status);
   const rows = byStatus.map((code) => {
     const { status, detail } = ERRORS[code];
-    return `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${SCOPE_TEXT[ERROR_SCOPES[code]]} | ${detail} |`;
+    return `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${whereText(ERROR_SCOPES[code])} | ${detail} |`;
   });
   return ['| status | code | where | detail |', '|---|---|---|---|', ...rows].join('\n');
 }
@@ -47,6 +62,11 @@ function description(): string {
       `(for example \`Allow: GET, HEAD\` and \`${notAllowed}\`); a request node:http cannot parse, ` +
       'or that arrives too slowly, is answered with a problem document too (400, 408, 414, 431) and the connection closed.',
     '',
+    '**Changes and deletes** are safe against lost updates: every response with one representation (GET and HEAD by id, ' +
+      'POST 201, PATCH 200) has a strong `ETag`; send it back in `If-Match` on PATCH or DELETE and a change made meanwhile gets 412 ' +
+      '`precondition_failed` instead of being overwritten. Without `If-Match` the last write wins. `If-None-Match` on a GET ' +
+      'or HEAD by id gets 304 while the resource is unchanged.',
+    '',
     'Every response, errors included, carries `X-Request-Id` and the security headers listed on each response. ' +
       'Every error is an RFC 9457 problem document (`application/problem+json`) whose `title` is the RFC 9110 reason phrase.',
     '',
@@ -58,7 +78,7 @@ function components(options: OpenApiOptions): JsonObject {
   const parts: JsonObject = { schemas: schemaComponents(), parameters: parameterComponents(), headers: headerComponents(options) };
   if (options.bearerAuth) {
     parts['securitySchemes'] = {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'The value of SVC_API_TOKEN; required on every POST when it is set.' },
+      bearerAuth: { type: 'http', scheme: 'bearer', description: 'The value of SVC_API_TOKEN; required on every POST, PATCH and DELETE when it is set.' },
     };
   }
   return parts;

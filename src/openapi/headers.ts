@@ -1,4 +1,5 @@
 import { SECURITY_HEADERS } from '../http/security-headers.ts';
+import { PRODUCT_STATUSES } from '../products/model.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/paging.ts';
 import { type JsonObject, ref } from './schemas.ts';
 
@@ -13,6 +14,10 @@ function displayName(header: string): string {
 }
 
 const REQUEST_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
+// A strong entity tag as the service sends it; requests may list several, weak ones too (RFC 9110 §8.8.3).
+const OPAQUE_TAG = '"[\\x21\\x23-\\x7E]*"';
+const ENTITY_TAG = `^${OPAQUE_TAG}$`;
+const TAG_LIST = `^(\\*|(W/)?${OPAQUE_TAG}([ \\t]*,[ \\t]*(W/)?${OPAQUE_TAG})*)$`;
 
 function header(description: string, schema: JsonObject, required = true): JsonObject {
   return { description, required, schema };
@@ -27,9 +32,15 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
     }),
     Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z]+/[1-9][0-9]*$' }),
     Link: header(
-      'RFC 8288 link to the next page, with the same `limit`; absent on the last page. The cursor in it is opaque.',
-      { type: 'string', pattern: '^</api/[a-z]+\\?limit=[1-9][0-9]*&cursor=[A-Za-z0-9_-]+>; rel="next"$' },
+      'RFC 8288 link to the next page, with the same `limit` and filter (`status`); absent on the last page. The cursor in it is opaque.',
+      { type: 'string', pattern: `^</api/[a-z]+\\?limit=[1-9][0-9]*(&status=[${PRODUCT_STATUSES.join('')}])?&cursor=[A-Za-z0-9_-]+>; rel="next"$` },
       false,
+    ),
+    ETag: header(
+      'The strong entity tag (RFC 9110 §8.8.3) of the representation, opaque to clients; it changes whenever the resource changes. ' +
+        'Send it back in `If-Match` to change or delete only this version, or in `If-None-Match` to revalidate. ' +
+        'A replayed create carries the tag it was first sent with.',
+      { type: 'string', pattern: ENTITY_TAG },
     ),
     IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
   };
@@ -54,7 +65,7 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
   return headers;
 }
 
-/** The headers every response carries: X-Request-Id and the security headers of API.md §5. */
+/** The headers every response carries: X-Request-Id and the security headers (README: Headers). */
 export function everyResponseHeaders(): JsonObject {
   const headers: JsonObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
   for (const name of Object.keys(SECURITY_HEADERS)) headers[displayName(name)] = ref('headers', componentName(name));
@@ -90,6 +101,31 @@ export function parameterComponents(): JsonObject {
         'Makes the create safe to retry for 24 hours: the same key and body replay the stored response ' +
         '(`Idempotent-Replayed: true`) and create nothing; the same key with another body is 422 `idempotency_key_reused`.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
+    },
+    ProductStatusFilter: {
+      name: 'status',
+      in: 'query',
+      description:
+        'Lists only the products of this status; anything else is 400 `invalid_query`. The filter is bound into the cursor: ' +
+        'the `next` link carries it on, and a cursor presented under another filter (or none) is 400 `invalid_query`.',
+      schema: ref('schemas', 'ProductStatus'),
+    },
+    IfMatch: {
+      name: 'If-Match',
+      in: 'header',
+      description:
+        'Applies the request only while the resource is at one of these entity tags (strong comparison: a weak tag never matches); ' +
+        'otherwise 412 `precondition_failed` and nothing changes. `*` matches any existing resource; a resource that does not exist ' +
+        'is 404 whatever this says. Left out, the request applies (last write wins). Malformed: 400 `invalid_header`.',
+      schema: { type: 'string', pattern: TAG_LIST },
+    },
+    IfNoneMatch: {
+      name: 'If-None-Match',
+      in: 'header',
+      description:
+        'When one of these entity tags matches the current one (weak comparison), or with `*`, the answer is 304 with the `ETag` ' +
+        'and no body. Malformed: 400 `invalid_header`.',
+      schema: { type: 'string', pattern: TAG_LIST },
     },
     XRequestId: {
       name: 'X-Request-Id',

@@ -1,72 +1,34 @@
 import { everyResponseHeaders } from './headers.ts';
-import { codesByStatus, type ErrorScope, problemResponse } from './problems.ts';
+import { jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
+import type { ResourceName } from './problems.ts';
 import { EXAMPLES, type JsonObject, ref } from './schemas.ts';
+import { documentPath, readinessPath } from './service-paths.ts';
 
-/** What the document says depends on: the settings that add responses or security. */
-export interface OpenApiOptions {
-  /** SVC_API_TOKEN is set: POSTs need a bearer token and may answer 401. */
-  bearerAuth: boolean;
-  /** SVC_RATE_LIMIT is on: every operation but readiness may answer 429. */
-  rateLimited: boolean;
-}
+export type { OpenApiOptions } from './operation.ts';
 
-type OperationKind = 'list' | 'read' | 'create' | 'readiness' | 'document';
-
-const KIND_SCOPES: Readonly<Record<OperationKind, readonly ErrorScope[]>> = {
-  list: ['list'],
-  read: ['read'],
-  create: ['create', 'authenticated'],
-  readiness: [],
-  document: [],
-};
-
-// Readiness is exempt from rate limiting (API.md §2), so a balancer's probe is never refused.
-const isLimited = (kind: OperationKind, options: OpenApiOptions): boolean => options.rateLimited && kind !== 'readiness';
-
-/** The problem responses of an operation, by status. */
-function errorResponses(kind: OperationKind, instance: string, options: OpenApiOptions): JsonObject {
-  const scopes = new Set<ErrorScope>([...KIND_SCOPES[kind], 'any_operation']);
-  if (isLimited(kind, options)) scopes.add('limited');
-  if (!options.bearerAuth) scopes.delete('authenticated');
-  const responses: JsonObject = {};
-  for (const [status, codes] of codesByStatus(scopes)) responses[String(status)] = problemResponse(status, codes, instance);
-  return responses;
-}
-
-function jsonContent(schema: JsonObject, example: unknown): JsonObject {
-  return { 'application/json': { schema, example } };
-}
-
-function operation(kind: OperationKind, instance: string, options: OpenApiOptions, fields: JsonObject): JsonObject {
-  const responses = { ...(fields['responses'] as JsonObject), ...errorResponses(kind, instance, options) } as Record<string, JsonObject>;
-  if (isLimited(kind, options)) {
-    for (const response of Object.values(responses)) {
-      response['headers'] = { ...(response['headers'] as JsonObject), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') };
-    }
-  }
-  const security = kind === 'create' && options.bearerAuth ? [{ bearerAuth: [] }] : [];
-  return { ...fields, parameters: [ref('parameters', 'XRequestId'), ...((fields['parameters'] as unknown[]) ?? [])], security, responses };
-}
-
-/** One resource of API.md §1 with its three operations. */
+/** One resource of the API with its five operations. */
 interface Resource {
   path: string;
-  tag: string;
+  tag: ResourceName;
   singular: string;
   plural: string;
+  /** The representation's schema; `New…` and `…Patch` are its create and patch bodies. */
   schema: string;
   example: JsonObject;
+  /** Query parameters that filter its list, beside `limit` and `cursor`. */
+  filters: readonly JsonObject[];
 }
 
-function collectionPath(resource: Resource, options: OpenApiOptions): JsonObject {
-  const { path, tag, singular, plural, schema, example } = resource;
-  const title = singular[0]?.toUpperCase() + singular.slice(1);
-  const list = operation('list', path, options, {
+const titleOf = (resource: Resource): string => resource.singular[0]?.toUpperCase() + resource.singular.slice(1);
+
+function listOperation(resource: Resource, options: OpenApiOptions): JsonObject {
+  const { path, tag, plural, schema, example, filters } = resource;
+  return operation({ kind: 'list', resource: tag, instance: path }, options, {
     operationId: `list${plural}`,
     summary: `List ${tag}, newest first`,
-    description: 'Keyset paging: follow the `Link` header with `rel="next"` until it is absent.',
+    description: 'Keyset paging: follow the `Link` header with `rel="next"` until it is absent; it carries `limit` and any filter on.',
     tags: [tag],
-    parameters: [ref('parameters', 'Limit'), ref('parameters', 'Cursor')],
+    parameters: [ref('parameters', 'Limit'), ref('parameters', 'Cursor'), ...filters],
     responses: {
       '200': {
         description: `A page of ${tag}.`,
@@ -75,8 +37,12 @@ function collectionPath(resource: Resource, options: OpenApiOptions): JsonObject
       },
     },
   });
-  const create = operation('create', path, options, {
-    operationId: `create${title}`,
+}
+
+function createOperation(resource: Resource, options: OpenApiOptions): JsonObject {
+  const { path, tag, singular, schema, example } = resource;
+  return operation({ kind: 'create', resource: tag, instance: path }, options, {
+    operationId: `create${titleOf(resource)}`,
     summary: `Create a ${singular}`,
     description: 'Answered 201 only once the write is committed. Every field error is reported at once.',
     tags: [tag],
@@ -85,83 +51,92 @@ function collectionPath(resource: Resource, options: OpenApiOptions): JsonObject
     responses: {
       '201': {
         description: `The ${singular} was created (or, with \`Idempotent-Replayed: true\`, created before).`,
-        headers: { ...everyResponseHeaders(), Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+        headers: { ...taggedHeaders(), Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
         content: jsonContent(ref('schemas', schema), example),
       },
     },
   });
-  return { get: list, post: create };
+}
+
+function readOperation(resource: Resource, options: OpenApiOptions, instance: string): JsonObject {
+  const { tag, singular, schema, example } = resource;
+  return operation({ kind: 'read', resource: tag, instance }, options, {
+    operationId: `get${titleOf(resource)}`,
+    summary: `Get a ${singular} by id`,
+    description: 'The `ETag` identifies this version; sent back in `If-None-Match`, it gets 304 and no body while nothing changed.',
+    tags: [tag],
+    parameters: [ref('parameters', 'IfNoneMatch')],
+    responses: {
+      '200': { description: `The ${singular}.`, headers: taggedHeaders(), content: jsonContent(ref('schemas', schema), example) },
+      '304': { description: `Not Modified: \`If-None-Match\` matches the ${singular}'s current entity tag. No body.`, headers: taggedHeaders() },
+    },
+  });
+}
+
+function changeOperation(resource: Resource, options: OpenApiOptions, instance: string): JsonObject {
+  const { tag, singular, schema, example } = resource;
+  const patch = { schema: ref('schemas', `${schema}Patch`) };
+  return operation({ kind: 'change', resource: tag, instance }, options, {
+    operationId: `update${titleOf(resource)}`,
+    summary: `Change a ${singular} (JSON Merge Patch)`,
+    description:
+      'Answered 200 only once the change is committed; `updatedAt` and the `ETag` move when a value changed. ' +
+      'With `If-Match`, a lost update is 412 instead. Safe to retry as it is: it takes no Idempotency-Key.',
+    tags: [tag],
+    parameters: [ref('parameters', 'IfMatch')],
+    requestBody: {
+      required: true,
+      description: 'A JSON Merge Patch, sent as `application/merge-patch+json` or `application/json` (the same meaning); any other media type is 415.',
+      content: { 'application/merge-patch+json': patch, 'application/json': patch },
+    },
+    responses: {
+      '200': { description: `The ${singular} as it now is.`, headers: taggedHeaders(), content: jsonContent(ref('schemas', schema), example) },
+    },
+  });
+}
+
+function removeOperation(resource: Resource, options: OpenApiOptions, instance: string): JsonObject {
+  const { tag, singular } = resource;
+  return operation({ kind: 'remove', resource: tag, instance }, options, {
+    operationId: `delete${titleOf(resource)}`,
+    summary: `Delete a ${singular}`,
+    description:
+      `Answered 204 only once committed. The ${singular} then answers 404 and is absent from every list, a second DELETE is 404, ` +
+      'and its id is never given to another. Safe to retry as it is.',
+    tags: [tag],
+    parameters: [ref('parameters', 'IfMatch')],
+    responses: { '204': { description: `The ${singular} was deleted. No body.`, headers: everyResponseHeaders() } },
+  });
 }
 
 function itemPath(resource: Resource, options: OpenApiOptions): JsonObject {
-  const { path, tag, singular, schema, example } = resource;
-  const title = singular[0]?.toUpperCase() + singular.slice(1);
-  const read = operation('read', `${path}/${String(example['id'])}`, options, {
-    operationId: `get${title}`,
-    summary: `Get a ${singular} by id`,
-    tags: [tag],
-    responses: {
-      '200': { description: `The ${singular}.`, headers: everyResponseHeaders(), content: jsonContent(ref('schemas', schema), example) },
-    },
-  });
-  return { parameters: [ref('parameters', 'Id')], get: read };
+  const instance = `${resource.path}/${String(resource.example['id'])}`;
+  return {
+    parameters: [ref('parameters', 'Id')],
+    get: readOperation(resource, options, instance),
+    patch: changeOperation(resource, options, instance),
+    delete: removeOperation(resource, options, instance),
+  };
 }
 
 const RESOURCES: readonly Resource[] = [
-  { path: '/api/products', tag: 'products', singular: 'product', plural: 'Products', schema: 'Product', example: EXAMPLES.product },
-  { path: '/api/workspaces', tag: 'workspaces', singular: 'workspace', plural: 'Workspaces', schema: 'Workspace', example: EXAMPLES.workspace },
+  {
+    path: '/api/products',
+    tag: 'products',
+    singular: 'product',
+    plural: 'Products',
+    schema: 'Product',
+    example: EXAMPLES.product,
+    filters: [ref('parameters', 'ProductStatusFilter')],
+  },
+  { path: '/api/workspaces', tag: 'workspaces', singular: 'workspace', plural: 'Workspaces', schema: 'Workspace', example: EXAMPLES.workspace, filters: [] },
 ];
 
-function readinessPath(options: OpenApiOptions): JsonObject {
-  const ready = { status: 1, checks: { database: 1, schema: 1 } };
-  const get = operation('readiness', '/api/ping', options, {
-    operationId: 'checkReadiness',
-    summary: 'Readiness: the database answers and has the schema this build expects',
-    description: 'Never cached; exempt from rate limiting.',
-    tags: ['operations'],
-    responses: { '200': { description: 'Ready.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Readiness'), ready) } },
-  });
-  // A 503 is a Readiness body saying which check failed, or a problem document while shutting down.
-  const unavailable = get['responses'] as Record<string, JsonObject>;
-  const problem = unavailable['503'] as JsonObject;
-  const notReady = { status: 2, checks: { database: 1, schema: 2 } };
-  unavailable['503'] = {
-    ...problem,
-    description: 'Not ready (a Readiness body, 2 for the failing check), or shutting down (a problem document).',
-    content: { ...jsonContent(ref('schemas', 'Readiness'), notReady), ...(problem['content'] as JsonObject) },
-  };
-  return { get };
-}
-
-function documentPath(options: OpenApiOptions): JsonObject {
-  const get = operation('document', '/api/openapi.json', options, {
-    operationId: 'getOpenApiDocument',
-    summary: 'This OpenAPI 3.1 document',
-    tags: ['operations'],
-    responses: {
-      '200': {
-        description: 'The OpenAPI document of the running service.',
-        headers: everyResponseHeaders(),
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['openapi', 'info', 'paths'],
-              properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
-            },
-          },
-        },
-      },
-    },
-  });
-  return { get };
-}
-
-/** `paths`: every operation of API.md §2. */
+/** `paths`: every operation the service serves. */
 export function pathItems(options: OpenApiOptions): JsonObject {
   const paths: JsonObject = { '/api/ping': readinessPath(options) };
   for (const resource of RESOURCES) {
-    paths[resource.path] = collectionPath(resource, options);
+    paths[resource.path] = { get: listOperation(resource, options), post: createOperation(resource, options) };
     paths[`${resource.path}/{id}`] = itemPath(resource, options);
   }
   paths['/api/openapi.json'] = documentPath(options);

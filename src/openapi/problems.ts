@@ -3,42 +3,71 @@ import { problemFor } from '../http/problem.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { type JsonObject, ref } from './schemas.ts';
 
+/** The kinds of operation of the document; an error is placed on some of them. */
+export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove';
+
+/** The resources, by their path segment; a use-case rule of one is placed on it alone. */
+export type ResourceName = 'products' | 'workspaces';
+
+/** Where one error code can happen. */
+export interface ErrorScope {
+  /** The kinds of operation that can answer it; `any_request`: before routing, on no operation. */
+  on: readonly OperationKind[] | 'any_request';
+  /** Only when the service is configured so: a token set (SVC_API_TOKEN), rate limiting on. */
+  when?: 'token' | 'rate_limit';
+  /** Only on this resource's operations: the code comes from a rule of its use case. */
+  resource?: ResourceName;
+}
+
+const EVERY_OPERATION: readonly OperationKind[] = ['readiness', 'document', 'list', 'read', 'create', 'change', 'remove'];
+// Everything that reads a request body: creates (POST) and changes (PATCH).
+const WITH_BODY: readonly OperationKind[] = ['create', 'change'];
+const WRITES: readonly OperationKind[] = ['create', 'change', 'remove'];
+
 /**
  * Where each error of the catalogue can happen. Typed by ErrorCode, so a code added to ERRORS
  * does not compile until it is placed here, and so reaches the document.
  */
-export type ErrorScope =
-  | 'list' // GET of a collection
-  | 'read' // GET of one resource by id
-  | 'create' // every POST
-  | 'change' // every PATCH and DELETE (placeholder until the document lists them)
-  | 'authenticated' // every POST, when an API token is configured
-  | 'limited' // every operation but readiness, when rate limiting is on
-  | 'any_operation' // every operation
-  | 'any_request'; // answered before routing (unknown path, other method, unparseable HTTP)
-
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
-  invalid_json: 'create',
-  invalid_query: 'list',
-  invalid_header: 'create',
-  bad_request: 'any_request',
-  request_timeout: 'any_request',
-  headers_too_large: 'any_request',
-  uri_too_long: 'any_request',
-  unauthorized: 'authenticated',
-  not_found: 'read',
-  method_not_allowed: 'any_request',
-  idempotency_key_in_use: 'create',
-  product_archived: 'change',
-  precondition_failed: 'change',
-  payload_too_large: 'create',
-  unsupported_media_type: 'create',
-  validation_failed: 'create',
-  idempotency_key_reused: 'create',
-  rate_limited: 'limited',
-  internal_error: 'any_operation',
-  unavailable: 'any_operation',
+  invalid_json: { on: WITH_BODY },
+  invalid_query: { on: ['list'] },
+  // Idempotency-Key on a create, If-Match on a change or delete, If-None-Match on a read.
+  invalid_header: { on: ['read', ...WRITES] },
+  bad_request: { on: 'any_request' },
+  request_timeout: { on: 'any_request' },
+  headers_too_large: { on: 'any_request' },
+  uri_too_long: { on: 'any_request' },
+  unauthorized: { on: WRITES, when: 'token' },
+  not_found: { on: ['read', 'change', 'remove'] },
+  method_not_allowed: { on: 'any_request' },
+  idempotency_key_in_use: { on: ['create'] },
+  product_archived: { on: ['change'], resource: 'products' },
+  precondition_failed: { on: ['change', 'remove'] },
+  payload_too_large: { on: WITH_BODY },
+  unsupported_media_type: { on: WITH_BODY },
+  validation_failed: { on: WITH_BODY },
+  idempotency_key_reused: { on: ['create'] },
+  // Readiness is exempt from rate limiting, so a balancer's probe is never refused.
+  rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit' },
+  internal_error: { on: EVERY_OPERATION },
+  unavailable: { on: EVERY_OPERATION },
 };
+
+/** The settings that add error responses: a token, rate limiting. */
+export interface ErrorSettings {
+  bearerAuth: boolean;
+  rateLimited: boolean;
+}
+
+/** Whether `code` can answer an operation of `kind` on `resource` (undefined: no resource) with `settings`. */
+export function canHappen(code: ErrorCode, kind: OperationKind, resource: ResourceName | undefined, settings: ErrorSettings): boolean {
+  const scope = ERROR_SCOPES[code];
+  if (scope.on === 'any_request' || !scope.on.includes(kind)) return false;
+  if (scope.resource !== undefined && scope.resource !== resource) return false;
+  if (scope.when === 'token') return settings.bearerAuth;
+  if (scope.when === 'rate_limit') return settings.rateLimited;
+  return true;
+}
 
 // Field errors shown in the examples of the codes that carry them.
 const EXAMPLE_OPTIONS: Partial<Record<ErrorCode, HttpErrorOptions>> = {
@@ -55,9 +84,23 @@ const EXAMPLE_OPTIONS: Partial<Record<ErrorCode, HttpErrorOptions>> = {
   },
 };
 
-/** A problem document for `code` as the service would send it at `instance`. */
-export function exampleProblem(code: ErrorCode, instance: string): JsonObject {
-  const problem = problemFor(new HttpError(code, EXAMPLE_OPTIONS[code]), instance, '5b0c7e0e-3f1a-4c57-9d39-1f7d6c0b7a11');
+// The request header each kind of operation checks, named in its invalid_header example.
+const HEADER_OF_KIND: Partial<Record<OperationKind, { name: string; detail: string }>> = {
+  create: { name: 'Idempotency-Key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' },
+  read: { name: 'If-None-Match', detail: 'If-None-Match must be * or a list of entity tags such as "3" (quotes included).' },
+  change: { name: 'If-Match', detail: 'If-Match must be * or a list of entity tags such as "3" (quotes included).' },
+  remove: { name: 'If-Match', detail: 'If-Match must be * or a list of entity tags such as "3" (quotes included).' },
+};
+
+function exampleOptions(code: ErrorCode, kind: OperationKind | undefined): HttpErrorOptions | undefined {
+  const header = kind === undefined ? undefined : HEADER_OF_KIND[kind];
+  if (code !== 'invalid_header' || header === undefined) return EXAMPLE_OPTIONS[code];
+  return { detail: header.detail, errors: [{ parameter: header.name, code: 'invalid', detail: header.detail }] };
+}
+
+/** A problem document for `code` as the service would send it at `instance`, on an operation of `kind`. */
+export function exampleProblem(code: ErrorCode, instance: string, kind?: OperationKind): JsonObject {
+  const problem = problemFor(new HttpError(code, exampleOptions(code, kind)), instance, '5b0c7e0e-3f1a-4c57-9d39-1f7d6c0b7a11');
   return { ...problem };
 }
 
@@ -78,10 +121,10 @@ function problemSchemaFor(status: number, codes: readonly ErrorCode[]): JsonObje
   };
 }
 
-/** The response object of one error status for an operation; `instance` is used in the examples. */
-export function problemResponse(status: number, codes: readonly ErrorCode[], instance: string): JsonObject {
+/** The response object of one error status for an operation of `kind`; `instance` is used in the examples. */
+export function problemResponse(status: number, codes: readonly ErrorCode[], instance: string, kind: OperationKind): JsonObject {
   const examples: JsonObject = {};
-  for (const code of codes) examples[code] = { summary: ERRORS[code].detail, value: exampleProblem(code, instance) };
+  for (const code of codes) examples[code] = { summary: ERRORS[code].detail, value: exampleProblem(code, instance, kind) };
   const list = codes.map((code) => `\`${code}\``).join(', ');
   return {
     description: `${reasonPhrase(status)}: ${list}.`,
@@ -90,10 +133,10 @@ export function problemResponse(status: number, codes: readonly ErrorCode[], ins
   };
 }
 
-/** The error codes of the catalogue in `scopes`, grouped by status (ascending). */
-export function codesByStatus(scopes: ReadonlySet<ErrorScope>): Map<number, ErrorCode[]> {
+/** The error codes an operation of `kind` on `resource` can meet with `settings`, grouped by status (ascending). */
+export function codesByStatus(kind: OperationKind, resource: ResourceName | undefined, settings: ErrorSettings): Map<number, ErrorCode[]> {
   const grouped = new Map<number, ErrorCode[]>();
-  const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => scopes.has(ERROR_SCOPES[code]));
+  const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => canHappen(code, kind, resource, settings));
   for (const code of codes.sort((a, b) => ERRORS[a].status - ERRORS[b].status)) {
     const status = ERRORS[code].status;
     grouped.set(status, [...(grouped.get(status) ?? []), code]);

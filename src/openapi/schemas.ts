@@ -11,7 +11,7 @@ export function ref(kind: string, name: string): JsonObject {
   return { $ref: `#/components/${kind}/${name}` };
 }
 
-// Field error codes of API.md §4; the conformance tests provoke every one.
+// Field error codes (README: Errors); the conformance tests provoke every one.
 const FIELD_ERROR_CODES = [
   'required',
   'type',
@@ -24,8 +24,9 @@ const FIELD_ERROR_CODES = [
   'invalid_characters',
   'unknown_field',
 ];
-// Codes of errors about a query parameter (`limit`, `cursor`) or a header (`Idempotency-Key`).
-const PARAMETER_ERROR_CODES = ['not_integer', 'too_small', 'too_large', 'invalid_cursor', 'invalid'];
+// Codes of errors about a query parameter (`limit`, `cursor`, `status`) or a header
+// (`Idempotency-Key`, `If-Match`, `If-None-Match`).
+const PARAMETER_ERROR_CODES = ['not_integer', 'too_small', 'too_large', 'invalid_cursor', 'invalid_enum', 'invalid'];
 
 /** An integer enum: each value a `const` with its name as `title`, which generators turn into names. */
 function integerEnum(description: string, values: Readonly<Record<string, number>>): JsonObject {
@@ -40,6 +41,7 @@ const createdAt = {
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
   description: 'RFC 3339, UTC, with milliseconds.',
 };
+const updatedAt = { ...createdAt, description: 'RFC 3339, UTC, with milliseconds. Equals `createdAt` until the first change, and moves with every change.' };
 const name = {
   type: 'string',
   minLength: 1,
@@ -51,41 +53,60 @@ const name = {
 };
 const priceInCents = { type: 'integer', minimum: 0, maximum: MAX_PRICE_IN_CENTS, description: 'A JSON number with no fraction; strings are not coerced.' };
 
+// `required` is left out when empty: a patch schema requires nothing.
 function closedObject(required: readonly string[], properties: JsonObject, extra: JsonObject = {}): JsonObject {
-  return { type: 'object', required, properties, additionalProperties: false, ...extra };
+  return { type: 'object', ...(required.length > 0 ? { required } : {}), properties, additionalProperties: false, ...extra };
 }
 
 // Said in words, not with `default`: openapi-typescript 7 (defaultNonNullable, on unless turned off)
 // types a member that has a default as present, so a typed client could not leave `status` out.
 const newProductStatus = `Optional; ${ProductStatus.active} (active) when omitted. Always present in the Product answered.`;
 
-const product = { id: 17, name: 'Desk lamp', priceInCents: 1999, status: ProductStatus.active, createdAt: '2026-11-22T09:30:00.000Z' };
-const workspace = { id: 3, name: 'Acme', createdAt: '2026-11-22T09:30:00.000Z' };
+const at = '2026-11-22T09:30:00.000Z';
+const product = { id: 17, name: 'Desk lamp', priceInCents: 1999, status: ProductStatus.active, createdAt: at, updatedAt: at };
+const workspace = { id: 3, name: 'Acme', createdAt: at, updatedAt: at };
 
 /** Examples shared by schemas and responses. */
 export const EXAMPLES = { product, workspace } as const;
 
-/** `components.schemas`: every representation and request body of API.md §1 and §3. */
+// What every patch schema says in words: JSON Merge Patch (RFC 7396) with the create rules and no removal.
+const patchRules =
+  'A JSON Merge Patch (RFC 7396): each member present replaces that field and is checked by the same rule as in a create; ' +
+  'members left out keep their values. `null` is a `type` error for every member: no field can be removed. ' +
+  'Any other member is `unknown_field`. Every field error is reported at once. ' +
+  '`{}`, or a patch that changes no value, is valid and changes nothing (same `updatedAt`, same `ETag`).';
+const archivedRule =
+  'An archived product is read-only except for its `status`: a patch whose result is an archived product with another ' +
+  '`name` or `priceInCents` is 409 `product_archived`. A patch may archive, unarchive, or unarchive and edit in one step.';
+
+/** `components.schemas`: every representation and request body of the API. */
 export function schemaComponents(): JsonObject {
   const unknownFields = 'Any other member is reported as `unknown_field`.';
+  const status = ref('schemas', 'ProductStatus');
   return {
     ProductStatus: integerEnum('ProductStatus: 1 = active, 2 = archived.', ProductStatus),
     ReadinessStatus: integerEnum('ReadinessStatus: 1 = ready, 2 = unavailable.', ReadinessStatus),
     Product: closedObject(
-      ['id', 'name', 'priceInCents', 'status', 'createdAt'],
-      { id, name, priceInCents, status: ref('schemas', 'ProductStatus'), createdAt },
+      ['id', 'name', 'priceInCents', 'status', 'createdAt', 'updatedAt'],
+      { id, name, priceInCents, status, createdAt, updatedAt },
       { examples: [product] },
     ),
     NewProduct: closedObject(
       ['name', 'priceInCents'],
-      { name, priceInCents, status: { ...ref('schemas', 'ProductStatus'), description: newProductStatus } },
+      { name, priceInCents, status: { ...status, description: newProductStatus } },
       {
         description: unknownFields,
         examples: [{ name: product.name, priceInCents: product.priceInCents }, { name: 'Chair', priceInCents: 4999, status: ProductStatus.archived }],
       },
     ),
-    Workspace: closedObject(['id', 'name', 'createdAt'], { id, name, createdAt }, { examples: [workspace] }),
+    // No member has a `default`, and none is required: `{}` is a valid patch.
+    ProductPatch: closedObject([], { name, priceInCents, status }, {
+      description: `${patchRules} ${archivedRule}`,
+      examples: [{ priceInCents: 2499 }, { status: ProductStatus.archived }, { name: 'Brass lamp', status: ProductStatus.active }],
+    }),
+    Workspace: closedObject(['id', 'name', 'createdAt', 'updatedAt'], { id, name, createdAt, updatedAt }, { examples: [workspace] }),
     NewWorkspace: closedObject(['name'], { name }, { description: unknownFields, examples: [{ name: workspace.name }] }),
+    WorkspacePatch: closedObject([], { name }, { description: patchRules, examples: [{ name: 'Acme Europe' }] }),
     Readiness: closedObject(['status', 'checks'], {
       status: ref('schemas', 'ReadinessStatus'),
       checks: closedObject(['database', 'schema'], { database: ref('schemas', 'ReadinessStatus'), schema: ref('schemas', 'ReadinessStatus') }),
@@ -97,7 +118,7 @@ export function schemaComponents(): JsonObject {
       detail: { type: 'string' },
     }),
     ParameterError: closedObject(['parameter', 'code', 'detail'], {
-      parameter: { type: 'string', description: 'The query parameter or header at fault.', examples: ['limit'] },
+      parameter: { type: 'string', description: 'The query parameter or header at fault.', examples: ['limit', 'status', 'If-Match'] },
       code: { type: 'string', enum: PARAMETER_ERROR_CODES },
       detail: { type: 'string' },
     }),

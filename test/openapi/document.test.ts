@@ -31,7 +31,7 @@ function operationsOf(document: Json): { key: string; operation: Json }[] {
 
 function problemCodesOf(operation: Json): string[] {
   return Object.values(operation['responses'] as Record<string, Json>).flatMap((response) => {
-    const media = (response['content'] as Record<string, Json>)['application/problem+json'];
+    const media = (response['content'] as Record<string, Json> | undefined)?.['application/problem+json'];
     return media === undefined ? [] : Object.keys(media['examples'] as Json);
   });
 }
@@ -96,11 +96,38 @@ test('every code of the error catalogue is documented where it can happen', () =
   const documented = new Set(operationsOf(ALL_ON).flatMap(({ operation }) => problemCodesOf(operation)));
   const description = String((ALL_ON['info'] as Json)['description']);
   for (const code of Object.keys(ERRORS) as ErrorCode[]) {
-    if (ERROR_SCOPES[code] === 'any_request') assert.ok(description.includes(`\`${code}\``), `${code} in info.description`);
+    if (ERROR_SCOPES[code].on === 'any_request') assert.ok(description.includes(`\`${code}\``), `${code} in info.description`);
     else assert.ok(documented.has(code), `${code} documented on some operation`);
   }
   const problem = (ALL_ON['components'] as Json)['schemas'] as Record<string, Schema>;
   assert.deepEqual((problem['Problem']?.['properties'] as Json)['code'], { type: 'string', enum: Object.keys(ERRORS), description: 'Stable and machine-readable.' });
+});
+
+// Written out here, apart from ERROR_SCOPES: the operations on which each request-made code is listed.
+const PLACES: Readonly<Record<string, RegExp>> = {
+  invalid_json: /^(POST|PATCH) /,
+  invalid_query: /^GET \/api\/(products|workspaces)$/,
+  invalid_header: /^(POST|PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
+  unauthorized: /^(POST|PATCH|DELETE) /,
+  not_found: /^(GET|PATCH|DELETE) \/api\/\w+\/\{id\}$/,
+  idempotency_key_in_use: /^POST /,
+  idempotency_key_reused: /^POST /,
+  product_archived: /^PATCH \/api\/products\/\{id\}$/,
+  precondition_failed: /^(PATCH|DELETE) /,
+  payload_too_large: /^(POST|PATCH) /,
+  unsupported_media_type: /^(POST|PATCH) /,
+  validation_failed: /^(POST|PATCH) /,
+  rate_limited: /^(?!GET \/api\/ping$)/,
+};
+
+test('each code is listed on exactly the operations that can meet it', () => {
+  for (const { key, operation } of operationsOf(ALL_ON)) {
+    const codes = problemCodesOf(operation);
+    for (const [code, where] of Object.entries(PLACES)) assert.equal(codes.includes(code), where.test(key), `${code} on ${key}`);
+    for (const code of ['internal_error', 'unavailable']) assert.ok(codes.includes(code), `${code} on ${key}`);
+  }
+  const open = operationsOf(buildOpenApiDocument({ bearerAuth: false, rateLimited: false }) as Json);
+  for (const { key, operation } of open) assert.deepEqual(problemCodesOf(operation).filter((c) => c === 'unauthorized' || c === 'rate_limited'), [], key);
 });
 
 test('a problem document of every code conforms to the Problem schema', () => {
@@ -112,11 +139,11 @@ test('a problem document of every code conforms to the Problem schema', () => {
   assert.deepEqual(validate(unexpected, { $ref: '#/components/schemas/Problem' }, ALL_ON), []);
 });
 
-test('operations that take input list a client error; POSTs need the bearer token only when one is configured', () => {
+test('operations that take input list a client error; writes need the bearer token only when one is configured', () => {
   for (const { key, operation } of operationsOf(ALL_ON)) {
     const statuses = Object.keys(operation['responses'] as Json);
     if (key !== 'GET /api/ping' && key !== 'GET /api/openapi.json') assert.ok(statuses.some((s) => s.startsWith('4')), key);
-    assert.deepEqual(operation['security'], key.startsWith('POST') ? [{ bearerAuth: [] }] : [], key);
+    assert.deepEqual(operation['security'], /^(POST|PATCH|DELETE) /.test(key) ? [{ bearerAuth: [] }] : [], key);
   }
   const open = buildOpenApiDocument({ bearerAuth: false, rateLimited: false }) as Json;
   for (const { key, operation } of operationsOf(open)) {

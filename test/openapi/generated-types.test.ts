@@ -18,16 +18,28 @@ const MUTANTS: Mutant[] = [
   { name: 'a status outside ProductStatus', from: 'status: 2 }', to: 'status: 3 }' },
   { name: 'a workspace without its required name', from: "{ body: { name: 'Acme' } }", to: '{ body: {} }' },
   { name: 'a method the path does not have', from: "api.call('post', '/api/workspaces'", to: "api.call('put', '/api/workspaces'" },
-  { name: 'a path the document does not have', from: "'/api/products/{id}'", to: "'/api/product/{id}'" },
+  { name: 'a path the document does not have', from: "'get', '/api/products/{id}', { params: { path: { id: defaulted.id", to: "'get', '/api/product/{id}', { params: { path: { id: defaulted.id" },
   { name: 'an id that is not a number', from: 'path: { id: defaulted.id }', to: 'path: { id: String(defaulted.id) }' },
   { name: 'a status the operation does not answer', from: "{ body: lamp }), 201)", to: "{ body: lamp }), 200)" },
   { name: 'a member a Product does not have', from: '= defaulted.status;', to: '= defaulted.state;' },
   { name: 'a member a Problem does not have', from: 'problem.errors ??', to: 'problem.fieldErrors ??' },
+  { name: 'null in a patch: no field can be removed', from: "body: { name: 'Brass lamp' }", to: 'body: { name: null }' },
+  { name: 'an unknown member in a patch', from: '{ priceInCents: 2499 }', to: "{ priceInCents: 2499, colour: 'red' }" },
+  { name: 'a status filter sent as a string', from: 'status: 2, limit', to: "status: '2', limit" },
+  { name: 'a header the operation does not read', from: "header: { 'If-None-Match': etag }", to: "header: { 'If-Match': etag }" },
+  { name: 'a code the 409 of a product patch does not have', from: "const refused: 'product_archived'", to: "const refused: 'idempotency_key_in_use'" },
+  { name: 'a 409 from a workspace patch (product_archived is a product rule)', from: "{ name: 'Acme Europe' } }), 200)", to: "{ name: 'Acme Europe' } }), 409)" },
+  { name: 'a body sent with a DELETE', from: "api.call('delete', '/api/products/{id}', { params:", to: "api.call('delete', '/api/products/{id}', { body: {}, params:" },
+  { name: 'a body read from a 204', from: 'expect(deletion, 204);', to: 'expect(deletion, 204).id;' },
 ];
 
 interface Product {
   id: number;
+  name: string;
+  priceInCents: number;
   status: number;
+  createdAt: string;
+  updatedAt: string;
 }
 // What client.ts's `scenario` returns (its own types are generated, so the suite's typecheck cannot import them).
 interface Report {
@@ -38,11 +50,26 @@ interface Report {
   workspace: { id: number; name: string };
   problem: Json;
   invalid: string[];
+  notModified: number;
+  patched: Product;
+  stale: string;
+  refused: string;
+  archivedIds: number[];
+  renamed: { id: number; name: string };
+  deleted: number;
+  gone: number;
 }
 
 let server: TestServer;
 let document: Json;
 let typed: TypedClient;
+let live: Promise<Report> | undefined;
+
+// The client's scenario, run once against the live server; each test checks a part of what it received.
+function liveReport(): Promise<Report> {
+  live ??= import(pathToFileURL(join(typed.folder, 'client.ts')).href).then((client: { scenario(base: string): Promise<Report> }) => client.scenario(server.url));
+  return live;
+}
 before(async () => {
   server = await startTestServer();
   const served = await (await fetch(`${server.url}/api/openapi.json`)).text();
@@ -81,8 +108,7 @@ test('every deliberate type error in the client fails to compile, on its own lin
 });
 
 test('the typed client runs against the live server, and what it receives is what the types say', async () => {
-  const client = (await import(pathToFileURL(join(typed.folder, 'client.ts')).href)) as { scenario(base: string): Promise<Report> };
-  const report = await client.scenario(server.url);
+  const report = await liveReport();
   assert.equal(report.defaulted.status, 1, 'status left out is 1');
   assert.equal(report.archived.status, 2);
   assert.deepEqual(report.read, report.defaulted);
@@ -90,4 +116,16 @@ test('the typed client runs against the live server, and what it receives is wha
   assert.equal(report.workspace.name, 'Acme');
   assert.equal(report.problem['code'], 'validation_failed');
   assert.deepEqual(report.invalid, ['/name too_short', '/priceInCents too_small']);
+});
+
+test('the typed client changes through the ETag, meets 412 and 409, filters by status and deletes', async () => {
+  const report = await liveReport();
+  assert.equal(report.notModified, 304);
+  assert.deepEqual({ ...report.patched, updatedAt: '' }, { ...report.defaulted, priceInCents: 2499, updatedAt: '' });
+  assert.equal(report.defaulted.updatedAt, report.defaulted.createdAt);
+  assert.ok(report.patched.updatedAt >= report.defaulted.updatedAt);
+  assert.deepEqual([report.stale, report.refused], ['precondition_failed', 'product_archived']);
+  assert.deepEqual(report.archivedIds, [report.archived.id]);
+  assert.equal(report.renamed.name, 'Acme Europe');
+  assert.deepEqual([report.deleted, report.gone], [204, 404]);
 });

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { SECURITY_HEADERS } from '../../src/http/security-headers.ts';
 import { buildOpenApiDocument } from '../../src/openapi/document.ts';
 import { validate } from '../support/schema.ts';
+import { ConformanceChecker } from '../support/schema-conformance.ts';
 
 // The checker the conformance tests rely on must be able to fail: these prove each rule bites.
 const DOCUMENT = buildOpenApiDocument({ bearerAuth: true, rateLimited: true });
 const PRODUCT = { $ref: '#/components/schemas/Product' };
-const good = { id: 1, name: 'Lamp', priceInCents: 0, status: 2, createdAt: '2026-11-22T09:30:00.000Z' };
+const good = { id: 1, name: 'Lamp', priceInCents: 0, status: 2, createdAt: '2026-11-22T09:30:00.000Z', updatedAt: '2026-11-22T09:31:00.000Z' };
 
 test('a conforming product passes', () => {
   assert.deepEqual(validate(good, PRODUCT, DOCUMENT), []);
@@ -15,6 +17,7 @@ test('a conforming product passes', () => {
 test('each broken rule of the Product schema is reported', () => {
   const cases: [string, unknown][] = [
     ['missing required member createdAt', { ...good, createdAt: undefined }],
+    ['missing required member updatedAt', { ...good, updatedAt: undefined }],
     ['unexpected member extra', { ...good, extra: 1 }],
     ['expected integer, got string', { ...good, priceInCents: '1' }],
     ['expected integer, got number', { ...good, priceInCents: 1.5 }],
@@ -47,4 +50,22 @@ test('const, enum, items and allOf are enforced', () => {
 
 test('an unsupported keyword is refused rather than ignored', () => {
   assert.throws(() => validate(1, { multipleOf: 2 }, DOCUMENT), /multipleOf/);
+});
+
+// A response as fetch would give it; built by hand, since a real Response cannot carry a body on 204 or 304.
+function fakeResponse(status: number, headers: Record<string, string>, text = ''): Response {
+  const all = new Headers({ ...SECURITY_HEADERS, 'x-request-id': 'req-1', ...headers });
+  return { status, headers: all, text: () => Promise.resolve(text) } as unknown as Response;
+}
+
+test('no-content responses: a 204 or 304 as documented passes; a body, a Content-Type or a missing ETag is refused', async () => {
+  const checker = new ConformanceChecker(DOCUMENT);
+  const item = '/api/products/{id}';
+  assert.equal((await checker.check('DELETE', item, fakeResponse(204, {}))).status, 204);
+  assert.equal((await checker.check('GET', item, fakeResponse(304, { etag: '"3"' }))).status, 304);
+  await assert.rejects(checker.check('DELETE', item, fakeResponse(204, {}, '{}')), /has no body/);
+  await assert.rejects(checker.check('DELETE', item, fakeResponse(204, { 'content-length': '0' })), /no Content-Length/);
+  await assert.rejects(checker.check('GET', item, fakeResponse(304, { etag: '"3"', 'content-type': 'application/json' })), /no Content-Type/);
+  await assert.rejects(checker.check('GET', item, fakeResponse(304, {})), /header ETag: required but absent/);
+  await assert.rejects(checker.check('GET', item, fakeResponse(304, { etag: 'W/"3"' })), /header ETag/);
 });

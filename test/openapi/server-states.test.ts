@@ -55,13 +55,18 @@ test('500 internal_error conforms for every operation that touches a broken data
     // The app's statements now fail when run, as a corrupt or tampered database would make them.
     await server.database.sql('DROP TABLE products');
     await server.database.sql('DROP TABLE workspaces');
+    const patch = { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"name":"b"}' };
     const calls: [string, string, RequestInit][] = [
       ['GET', '/api/products', {}],
       ['GET', '/api/products/{id}', {}],
       ['POST', '/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a","priceInCents":1}' }],
+      ['PATCH', '/api/products/{id}', patch],
+      ['DELETE', '/api/products/{id}', { method: 'DELETE' }],
       ['GET', '/api/workspaces', {}],
       ['GET', '/api/workspaces/{id}', {}],
       ['POST', '/api/workspaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a"}' }],
+      ['PATCH', '/api/workspaces/{id}', patch],
+      ['DELETE', '/api/workspaces/{id}', { method: 'DELETE', headers: { 'if-match': '"1"' } }],
     ];
     for (const [method, pattern, init] of calls) {
       const res = await checker.check(method, pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`, init));
@@ -80,4 +85,10 @@ test('503 unavailable conforms on every operation while shutting down', () =>
     }
     const post = await fetch(`${server.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     assert.equal((await checker.check('POST', '/api/products', post)).status, 503);
+    for (const pattern of ['/api/products/{id}', '/api/workspaces/{id}']) {
+      const url = `${server.url}${pattern.replace('{id}', '1')}`;
+      const patch = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{}' });
+      assert.equal((await checker.check('PATCH', pattern, patch)).status, 503, `PATCH ${pattern}`);
+      assert.equal((await checker.check('DELETE', pattern, await fetch(url, { method: 'DELETE' }))).status, 503, `DELETE ${pattern}`);
+    }
   }));

@@ -47,3 +47,24 @@ export function rawRequest(url: string, head: string, chunks: readonly (string |
     for (const chunk of chunks) socket.write(chunk);
   });
 }
+
+/**
+ * Sends `head` (which should say `Connection: close`) and the first `sent` characters of `body`,
+ * so the server holds the request open; `finish` sends the rest and reads the answer.
+ */
+export async function halfSentRequest(url: string, head: string, body: string, sent = 5): Promise<{ finish(): Promise<RawResponse> }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  const received: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  // Refused early, the server may close before the rest is written; what it answered still counts.
+  socket.on('error', () => {});
+  await new Promise<void>((resolve) => socket.write(`${head}\r\n\r\n${body.slice(0, sent)}`, () => resolve()));
+  return {
+    finish: () =>
+      new Promise((resolve) => {
+        socket.on('close', () => resolve(parse(Buffer.concat(received).toString('utf8'), true)));
+        socket.end(body.slice(sent));
+      }),
+  };
+}

@@ -35,6 +35,14 @@ function headerErrors(root: Json, documented: Json, headers: Headers): string[] 
   return errors;
 }
 
+// A response documented without content (204, 304) has no body, so no media type either;
+// a 204 has no Content-Length (RFC 9110 §8.6).
+function assertNoContent(res: Response, text: string, at: string): void {
+  assert.equal(text, '', `${at} has no body`);
+  assert.equal(res.headers.get('content-type'), null, `${at} has no Content-Type`);
+  if (res.status === 204) assert.equal(res.headers.get('content-length'), null, `${at} has no Content-Length`);
+}
+
 /**
  * Checks live responses against an OpenAPI document and remembers what it saw, so a test can
  * assert that every documented operation and error code was met at least once.
@@ -45,6 +53,8 @@ export class ConformanceChecker {
   readonly seen = new Set<string>();
   /** Every problem `code` seen in a checked response. */
   readonly seenCodes = new Set<string>();
+  /** `METHOD pattern code` of every problem checked against an operation. */
+  readonly seenOperationCodes = new Set<string>();
 
   constructor(document: unknown) {
     this.#root = document as Json;
@@ -62,24 +72,33 @@ export class ConformanceChecker {
   async check(method: string, pattern: string, res: Response): Promise<CheckedResponse> {
     const responses = this.operation(method === 'HEAD' ? 'GET' : method, pattern)['responses'] as Json;
     const documented = responses[String(res.status)];
+    const at = `${method} ${pattern} ${res.status}`;
     assert.ok(documented !== undefined, `${method} ${pattern}: status ${res.status} is not documented (${Object.keys(responses).join(', ')})`);
     const response = deref(this.#root, documented);
     const errors = headerErrors(this.#root, (response['headers'] as Json | undefined) ?? {}, res.headers);
     const text = await res.text();
+    const content = response['content'] as Record<string, Json> | undefined;
+    const type = res.headers.get('content-type')?.split(';')[0]?.trim();
     let body: unknown;
-    if (method === 'HEAD') {
-      assert.equal(text, '', 'HEAD has no body');
+    if (content === undefined) {
+      assertNoContent(res, text, at);
     } else {
-      const type = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
-      const media = (response['content'] as Record<string, Json> | undefined)?.[type];
-      assert.ok(media !== undefined, `${method} ${pattern} ${res.status}: media type ${type} is not documented`);
-      body = JSON.parse(text);
-      errors.push(...validate(body, media['schema'] as Schema, this.#root, 'body'));
-      const code = (body as Json)['code'];
-      if (type === 'application/problem+json' && typeof code === 'string') this.seenCodes.add(code);
+      const media = content[type ?? ''];
+      assert.ok(media !== undefined, `${at}: media type ${String(type)} is not documented`);
+      if (method === 'HEAD') {
+        assert.equal(text, '', 'HEAD has no body');
+      } else {
+        body = JSON.parse(text);
+        errors.push(...validate(body, media['schema'] as Schema, this.#root, 'body'));
+      }
     }
-    assert.deepEqual(errors, [], `${method} ${pattern} ${res.status} does not conform: ${text.slice(0, 500)}`);
+    assert.deepEqual(errors, [], `${at} does not conform: ${text.slice(0, 500)}`);
     this.seen.add(`${method} ${pattern} ${res.status}`);
+    const code = (body as Json | undefined)?.['code'];
+    if (type === 'application/problem+json' && typeof code === 'string') {
+      this.seenCodes.add(code);
+      this.seenOperationCodes.add(`${method} ${pattern} ${code}`);
+    }
     return { status: res.status, headers: res.headers, body };
   }
 

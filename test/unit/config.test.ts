@@ -23,6 +23,8 @@ test('an empty environment gives the documented defaults', () => {
     port: 3000,
     host: '127.0.0.1',
     dbPath: 'data/app.db',
+    databaseUrl: '',
+    dbPoolSize: 10,
     durability: 'full',
     workers: 1,
     logLevel: 'info',
@@ -46,7 +48,7 @@ test('an empty string means the default, for every variable', () => {
     'SVC_PORT', 'SVC_HOST', 'SVC_DB_PATH', 'SVC_DB_DURABILITY', 'SVC_WORKERS', 'SVC_LOG_LEVEL',
     'SVC_BODY_LIMIT_BYTES', 'SVC_HEADERS_TIMEOUT_MS', 'SVC_REQUEST_TIMEOUT_MS', 'SVC_KEEP_ALIVE_TIMEOUT_MS',
     'SVC_MAX_CONNECTIONS', 'SVC_SHUTDOWN_TIMEOUT_MS', 'SVC_TRUST_PROXY', 'SVC_RATE_LIMIT',
-    'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN', 'SVC_METRICS_PORT', 'SVC_METRICS_HOST',
+    'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN', 'SVC_METRICS_PORT', 'SVC_METRICS_HOST', 'SVC_DATABASE_URL', 'SVC_DB_POOL_SIZE',
   ];
   const empty = Object.fromEntries(names.map((name) => [name, '']));
   assert.deepEqual(loadConfig(empty), loadConfig({}));
@@ -67,6 +69,7 @@ const INTEGERS = [
   ['SVC_SHUTDOWN_TIMEOUT_MS', 'shutdownTimeoutMs', 0, 600_000],
   ['SVC_RATE_LIMIT', 'rateLimit', 0, 1_000_000_000],
   ['SVC_RATE_LIMIT_WINDOW_S', 'rateLimitWindowS', 1, 86_400],
+  ['SVC_DB_POOL_SIZE', 'dbPoolSize', 1, 1_000],
 ] as const;
 
 // The request timeout must stay at or above the headers timeout, so test each alone with room for it.
@@ -107,6 +110,37 @@ test('SVC_HOST takes IPv4, IPv6 and host names, and refuses anything else', () =
 test('SVC_DB_PATH is taken as given', () => {
   assert.equal(loadConfig({ SVC_DB_PATH: '/var/lib/svc/app.db' }).dbPath, '/var/lib/svc/app.db');
   assert.equal(loadConfig({ SVC_DB_PATH: ':memory:' }).dbPath, ':memory:');
+});
+
+test('SVC_DATABASE_URL takes postgres:// and postgresql:// URLs, as given', () => {
+  for (const url of [
+    'postgres://svc:secret@127.0.0.1:5432/svc',
+    'postgresql://svc:s%40cret@db.internal/svc?sslmode=verify-full&sslrootcert=/etc/ssl/ca.pem',
+    'postgres://svc@[::1]:5432/svc',
+    'postgres://svc:secret@localhost/svc?host=/run/postgresql',
+  ]) {
+    assert.equal(loadConfig({ SVC_DATABASE_URL: url }).databaseUrl, url);
+  }
+});
+
+test('SVC_DATABASE_URL refuses what is not a PostgreSQL URL, and never prints its password', () => {
+  const bad: [string, RegExp][] = [
+    ['mysql://svc:hunter2pass@db/svc', /the scheme must be postgres/],
+    ['postgres:///svc', /no host/],
+    ['postgres://svc:hunter2pass@/svc', /not a URL/],
+    ['postgres://svc:hunter2pass@db/svc/extra', /one database name/],
+    ['postgres://svc:hunter2pass@db:99999/svc', /not a URL/],
+    ['data/app.db', /not a URL/],
+  ];
+  for (const [value, reason] of bad) {
+    assert.throws(() => loadConfig({ SVC_DATABASE_URL: value }), (error: Error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /^invalid SVC_DATABASE_URL=/);
+      assert.match(error.message, reason);
+      assert.ok(!error.message.includes('hunter2pass'), error.message);
+      return true;
+    });
+  }
 });
 
 test('SVC_DB_DURABILITY is full or normal, in any letter case', () => {

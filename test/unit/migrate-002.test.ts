@@ -32,10 +32,13 @@ function version1Database(t: { after(fn: () => void): void }): DatabaseSync {
   }
   db.prepare('INSERT INTO products (id, name, price_in_cents, status, created_at) VALUES (?, ?, ?, ?, ?)').run(9_000, 'restored', 0, 1, '2025-12-31T23:59:59.999Z');
   db.prepare('INSERT INTO idempotency_keys (scope, key, fingerprint, status, location, body, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run('POST /api/products', 'k1', 'fp', 201, '/api/products/1', '{"id":1}', Date.now() + 60_000);
+    .run('POST /api/products', 'k1', 'fp', 201, '/api/products/1', STORED_201, Date.now() + 60_000);
   db.exec('COMMIT');
   return db;
 }
+
+// A 201 stored by version 1, as its create answered then: no updatedAt, and no ETag.
+const STORED_201 = '{"id":1,"name":"Lamp \u00e9","priceInCents":1,"status":1,"createdAt":"2026-01-01T00:00:00.001Z"}';
 
 const rows = (db: DatabaseSync, sql: string): unknown[] => db.prepare(sql).all().map((row) => ({ ...row }));
 
@@ -43,13 +46,13 @@ test('002 carries every row of a populated version-1 database over intact, with 
   const db = version1Database(t);
   const productsBefore = rows(db, 'SELECT id, name, price_in_cents, status, created_at FROM products ORDER BY id');
   const workspacesBefore = rows(db, 'SELECT id, name, created_at FROM workspaces ORDER BY id');
-  const keysBefore = rows(db, 'SELECT * FROM idempotency_keys');
+  const keysBefore = rows(db, 'SELECT scope, key, fingerprint, status, location, expires_at FROM idempotency_keys');
   assert.deepEqual(migrate(db).applied, ['002_change_and_delete.sql']);
   assert.deepEqual(rows(db, 'SELECT id, name, price_in_cents, status, created_at FROM products ORDER BY id'), productsBefore);
   assert.deepEqual(rows(db, 'SELECT id, name, created_at FROM workspaces ORDER BY id'), workspacesBefore);
   assert.deepEqual(rows(db, 'SELECT count(*) AS n FROM products WHERE updated_at <> created_at OR version <> 1'), [{ n: 0 }]);
   assert.deepEqual(rows(db, 'SELECT count(*) AS n FROM workspaces WHERE updated_at <> created_at OR version <> 1'), [{ n: 0 }]);
-  assert.deepEqual(rows(db, 'SELECT scope, key, fingerprint, status, location, body, expires_at FROM idempotency_keys'), keysBefore);
+  assert.deepEqual(rows(db, 'SELECT scope, key, fingerprint, status, location, expires_at FROM idempotency_keys'), keysBefore);
   assert.deepEqual(rows(db, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
 });
 
@@ -77,4 +80,14 @@ test('after 002, the list of one status is an index search and a carried-over ro
   assert.deepEqual(await storage.products.findById(9_000), {
     id: 9_000, name: 'restored', priceInCents: 0, status: 1, createdAt: '2025-12-31T23:59:59.999Z', updatedAt: '2025-12-31T23:59:59.999Z', version: 1,
   });
+});
+
+test('002 brings a 201 stored by version 1 to what the same create answers now: updatedAt last, ETag "1"', async (t) => {
+  const db = version1Database(t);
+  migrate(db);
+  const stored = await createSqliteStorage(db).transaction((tx) => tx.idempotency.find('POST /api/products', 'k1', Date.now()));
+  assert.equal(stored?.etag, '"1"');
+  const body = JSON.parse(stored?.body ?? '{}') as Record<string, unknown>;
+  assert.deepEqual(Object.keys(body), ['id', 'name', 'priceInCents', 'status', 'createdAt', 'updatedAt']);
+  assert.deepEqual(body, { ...(JSON.parse(STORED_201) as object), updatedAt: '2026-01-01T00:00:00.001Z' });
 });

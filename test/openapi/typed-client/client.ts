@@ -12,6 +12,8 @@ export type Product = Schemas['Product'];
 export type Workspace = Schemas['Workspace'];
 /** The body of a product create. */
 export type NewProduct = Schemas['NewProduct'];
+/** The body of a product change (JSON Merge Patch). */
+export type ProductPatch = Schemas['ProductPatch'];
 /** An RFC 9457 problem document. */
 export type Problem = Schemas['Problem'];
 
@@ -85,8 +87,22 @@ export function nextLink(headers: Headers): string | undefined {
   return /^<([^>]+)>; rel="next"$/.exec(headers.get('link') ?? '')?.[1];
 }
 
+type Client = ReturnType<typeof createClient>;
+
+/** What the changes of the scenario received. */
+export interface Changes {
+  notModified: number;
+  patched: Product;
+  stale: string;
+  refused: string;
+  archivedIds: number[];
+  renamed: Workspace;
+  deleted: number;
+  gone: number;
+}
+
 /** What the scenario sent and received, for the test to compare. */
-export interface Report {
+export interface Report extends Changes {
   defaulted: Product;
   archived: Product;
   read: Product;
@@ -96,7 +112,7 @@ export interface Report {
   invalid: string[];
 }
 
-/** Creates (with and without `status`), reads and lists products, creates a workspace, meets a 422. */
+/** Creates (with and without `status`), reads and lists products, creates a workspace, meets a 422, then changes and deletes. */
 export async function scenario(base: string): Promise<Report> {
   const api = createClient(base);
   // `status` left out, as the contract allows: the service fills in 1.
@@ -117,5 +133,31 @@ export async function scenario(base: string): Promise<Report> {
   const rejected = await api.call('post', '/api/products', { body: { name: '   ', priceInCents: -1, status } });
   const problem: Problem = expect(rejected, 422);
   const invalid = (problem.errors ?? []).map((error) => ('pointer' in error ? `${error.pointer} ${error.code}` : `${error.parameter} ${error.code}`));
-  return { defaulted, archived, read, pages, workspace, problem, invalid };
+  const changes = await changeAndDelete(api, defaulted.id, archived.id, workspace.id);
+  return { defaulted, archived, read, pages, workspace, problem, invalid, ...changes };
+}
+
+/** Revalidates with the ETag, changes with If-Match, meets 412 and 409, lists archived products, deletes. */
+async function changeAndDelete(api: Client, id: number, archivedId: number, workspaceId: number): Promise<Changes> {
+  const current = await api.call('get', '/api/products/{id}', { params: { path: { id } } });
+  const etag = current.headers.get('etag') ?? '';
+  const notModified = await api.call('get', '/api/products/{id}', { params: { path: { id }, header: { 'If-None-Match': etag } } });
+  expect(notModified, 304);
+  const repricing: ProductPatch = { priceInCents: 2499 };
+  const header = { 'If-Match': etag };
+  const changed = await api.call('patch', '/api/products/{id}', { params: { path: { id }, header }, body: repricing, contentType: 'application/merge-patch+json' });
+  const patched = expect(changed, 200);
+  // The same If-Match again: the change moved the ETag, so this lost update is refused.
+  const lost = await api.call('patch', '/api/products/{id}', { params: { path: { id }, header }, body: { name: 'Brass lamp' } });
+  // The generated types narrow each status to the codes the operation documents for it.
+  const stale: 'precondition_failed' = expect(lost, 412).code;
+  const edit = await api.call('patch', '/api/products/{id}', { params: { path: { id: archivedId } }, body: { name: 'Stool' } });
+  const refused: 'product_archived' = expect(edit, 409).code;
+  const archivedOnly = expect(await api.call('get', '/api/products', { params: { query: { status: 2, limit: 10 } } }), 200);
+  const renamed = expect(await api.call('patch', '/api/workspaces/{id}', { params: { path: { id: workspaceId } }, body: { name: 'Acme Europe' } }), 200);
+  const tag = { 'If-Match': changed.headers.get('etag') ?? '' };
+  const deletion = await api.call('delete', '/api/products/{id}', { params: { path: { id }, header: tag } });
+  expect(deletion, 204);
+  const gone = await api.call('get', '/api/products/{id}', { params: { path: { id } } });
+  return { notModified: notModified.status, patched, stale, refused, archivedIds: archivedOnly.map((p) => p.id), renamed, deleted: deletion.status, gone: gone.status };
 }

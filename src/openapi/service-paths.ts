@@ -1,0 +1,50 @@
+import { everyResponseHeaders } from './headers.ts';
+import { jsonContent, type OpenApiOptions, operation } from './operation.ts';
+import { type JsonObject, ref } from './schemas.ts';
+
+/** The path item of GET /api/ping: readiness, 200 or 503 with the same shape. */
+export function readinessPath(options: OpenApiOptions): JsonObject {
+  const ready = { status: 1, checks: { database: 1, schema: 1 } };
+  const get = operation({ kind: 'readiness', instance: '/api/ping' }, options, {
+    operationId: 'checkReadiness',
+    summary: 'Readiness: the database answers and has the schema this build expects',
+    description: 'Never cached; exempt from rate limiting.',
+    tags: ['operations'],
+    responses: { '200': { description: 'Ready.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Readiness'), ready) } },
+  });
+  // A 503 is a Readiness body saying which check failed, or a problem document while shutting down.
+  const unavailable = get['responses'] as Record<string, JsonObject>;
+  const problem = unavailable['503'] as JsonObject;
+  const notReady = { status: 2, checks: { database: 1, schema: 2 } };
+  unavailable['503'] = {
+    ...problem,
+    description: 'Not ready (a Readiness body, 2 for the failing check), or shutting down (a problem document).',
+    content: { ...jsonContent(ref('schemas', 'Readiness'), notReady), ...(problem['content'] as JsonObject) },
+  };
+  return { get };
+}
+
+/** The path item of GET /api/openapi.json: this document. */
+export function documentPath(options: OpenApiOptions): JsonObject {
+  const get = operation({ kind: 'document', instance: '/api/openapi.json' }, options, {
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI 3.1 document',
+    tags: ['operations'],
+    responses: {
+      '200': {
+        description: 'The OpenAPI document of the running service.',
+        headers: everyResponseHeaders(),
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['openapi', 'info', 'paths'],
+              properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
+            },
+          },
+        },
+      },
+    },
+  });
+  return { get };
+}

@@ -41,10 +41,11 @@ export function capturingLogger(config: Config, logs: Record<string, unknown>[])
 /** Starts the real server with `env` on top of test defaults (port 0, normal durability, logs captured). */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const database = await createTestDatabase();
-  const config = loadConfig({ SVC_PORT: '0', SVC_DB_DURABILITY: 'normal', ...database.env, ...env });
   const logs: Record<string, unknown>[] = [];
+  let config: Config;
   let running: RunningServer;
   try {
+    config = loadConfig({ SVC_PORT: '0', SVC_DB_DURABILITY: 'normal', ...database.env, ...env });
     // The server opens the database itself, as bin/serve.js does (schema check included).
     running = await startServer(config, { logger: capturingLogger(config, logs) });
   } catch (error) {

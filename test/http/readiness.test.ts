@@ -37,6 +37,20 @@ test('a schema version other than the build expects is 503 with schema: 2, and r
   }
 });
 
+test('a database with no migration recorded at all is 503 with schema: 2, the database answering', async () => {
+  const server = await startTestServer();
+  try {
+    // SQLite: user_version 0. PostgreSQL: no schema_migrations table at all, as before the first migrate.
+    if (server.database.engine === 'postgres') await server.database.sql('DROP TABLE schema_migrations');
+    else await server.database.setSchemaVersion(0);
+    const response = await fetch(`${server.url}/api/ping`);
+    assert.equal(response.status, 503);
+    assert.equal(await response.text(), '{"status":2,"checks":{"database":1,"schema":2}}');
+  } finally {
+    await server.stop();
+  }
+});
+
 test('a database that cannot be read is 503 with database: 2 (and schema unknown: 2)', async () => {
   const server = await startAppServer();
   try {

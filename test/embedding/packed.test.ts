@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
-import { TEST_ENGINE } from '../support/test-engine.ts';
+import { onceForBothEngines, TEST_ENGINE } from '../support/test-engine.ts';
 
 // The package as another project gets it: `npm pack`, installed from the tarball into a fresh
 // project, imported by name from JavaScript and type-checked from TypeScript. Nothing from this
@@ -152,7 +152,7 @@ test(`an installed tarball is imported by name, mounted, and serves the contract
   assert.deepEqual(result, { ...expected, served: { ping: 200, name: 'Acme' } });
 });
 
-test('its type declarations check a TypeScript host strictly', () => {
+test('its type declarations check a TypeScript host strictly', onceForBothEngines('type-checking'), () => {
   writeFileSync(join(project, 'host.ts'), HOST_TS);
   const tsconfig = {
     compilerOptions: {

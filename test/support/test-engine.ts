@@ -26,14 +26,9 @@ export function clusterUrl(): string {
 }
 
 /**
- * The `skip` option of a test only the SQLite pass runs: the reason is shown in the PostgreSQL pass's
- * report, so nothing is left out in silence. Give the reason in a few words (e.g. "WAL files").
+ * The `skip` option of a test that involves no database (a type check, say): the SQLite pass runs it,
+ * and the PostgreSQL pass says in its report why it does not repeat it.
  */
-export function sqliteOnly(reason: string): { skip: false | string } {
-  return { skip: TEST_ENGINE === 'sqlite' ? false : `SQLite only: ${reason}` };
-}
-
-/** The `skip` option of a test only the PostgreSQL pass runs. */
-export function postgresOnly(reason: string): { skip: false | string } {
-  return { skip: TEST_ENGINE === 'postgres' ? false : `PostgreSQL pass only (npm run test:postgres): ${reason}` };
+export function onceForBothEngines(what: string): { skip: false | string } {
+  return { skip: TEST_ENGINE === 'sqlite' ? false : `${what} involves no database; the SQLite pass ran it` };
 }

@@ -40,6 +40,8 @@ function poolGauge(client: PostgresClient): ReturnType<typeof callbackMetric> {
 /** The Storage of `db`'s engine, reporting to `metrics` what that engine has to report. */
 export function createStorage(db: Database, metrics: ServiceMetrics | null): Storage {
   if (isPostgres(db)) {
+    // No group commit here: a histogram that would never move must not look like "no writes".
+    metrics?.registry.unregister('db_commit_batch_size');
     metrics?.registry.register(poolGauge(db));
     return createPostgresStorage(db);
   }

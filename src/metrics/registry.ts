@@ -23,6 +23,13 @@ export class Registry {
     return collector;
   }
 
+  /** Removes the family of that name (one this process turns out not to measure); false when there is none. */
+  unregister(name: string): boolean {
+    if (!this.#names.delete(name)) return false;
+    this.#collectors.splice(this.#collectors.findIndex((collector) => collector.name === name), 1);
+    return true;
+  }
+
   /** Every family as it is now. */
   snapshot(): FamilySnapshot[] {
     const families: FamilySnapshot[] = [];

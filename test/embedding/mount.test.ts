@@ -4,23 +4,25 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 // By name, as another project would: package.json `exports` sends this to dist/ (run `npm run build` first).
 import { type App, createApp, createLogger, loadConfig, migrate, openDatabase, startServer } from 'svc-http-sqlite';
+import { type EmbeddedDatabase, openEmbeddedDatabase } from '../support/embedded-database.ts';
+import { TEST_ENGINE } from '../support/test-engine.ts';
 
-// A host program with its own route, delegating everything under /api/ to the embedded app.
-let db: DatabaseSync;
+// A host program with its own route, delegating everything under /api/ to the embedded app: on
+// `:memory:` SQLite, or in the PostgreSQL pass on a database opened with openPostgres(url).
+let db: EmbeddedDatabase;
 let app: App;
 let host: Server;
 let base: string;
 const logLines: string[] = [];
 
 before(async () => {
-  db = openDatabase(':memory:');
-  migrate(db);
+  db = await openEmbeddedDatabase();
+  await db.migrate();
   const config = loadConfig({});
-  app = createApp({ db, config, logger: createLogger('info', (chunk) => logLines.push(chunk)) });
+  app = createApp({ db: db.db, config, logger: createLogger('info', (chunk) => logLines.push(chunk)) });
   host = createServer((req, res) => {
     if (req.url?.startsWith('/api/')) return app(req, res);
     if (req.url === '/health') {
@@ -36,7 +38,7 @@ before(async () => {
 after(async () => {
   host.closeAllConnections();
   await new Promise<void>((resolve) => host.close(() => resolve()));
-  db.close();
+  await db.close();
 });
 
 const postJson = (path: string, body: unknown): Promise<Response> =>
@@ -55,11 +57,11 @@ test('the host keeps its own routes, untouched by the app', async () => {
   assert.deepEqual([other.status, await other.text()], [404, 'not the host\'s']);
 });
 
-test('an in-memory database, migrated by the package\'s own sql/, is ready', async () => {
+test(`a ${TEST_ENGINE === 'sqlite' ? 'in-memory' : 'PostgreSQL'} database, migrated by the package's own migrations, is ready`, async () => {
   const ping = await fetch(`${base}/api/ping`);
   assert.equal(ping.status, 200);
   assert.deepEqual(await ping.json(), { status: 1, checks: { database: 1, schema: 1 } });
-  assert.deepEqual(migrate(db).applied, [], 'migrating again changes nothing');
+  assert.deepEqual((await db.migrate()).applied, [], 'migrating again changes nothing');
 });
 
 test('create, list and read through the host, with the security headers and the access log', async () => {
@@ -96,20 +98,33 @@ test('errors are problem documents with the security headers', async () => {
   assert.deepEqual(notAllowed.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'POST']);
 });
 
-test('startServer runs the whole service on its own listener and closes gracefully', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-embed-'));
-  try {
+// A database the package migrated, named by the variables startServer reads: a file, or SVC_DATABASE_URL.
+async function migratedFor(dir: string): Promise<{ env: Record<string, string>; remove(): Promise<void> }> {
+  if (TEST_ENGINE === 'sqlite') {
     const dbPath = join(dir, 'app.db');
     const file = openDatabase(dbPath, { create: true });
     migrate(file);
     file.close();
-    const running = await startServer(loadConfig({ SVC_PORT: '0', SVC_DB_PATH: dbPath, SVC_LOG_LEVEL: 'silent' }));
+    return { env: { SVC_DB_PATH: dbPath }, remove: async () => {} };
+  }
+  // Migrated through a pool of the test's own; startServer opens one of its own on the URL.
+  const embedded = await openEmbeddedDatabase();
+  await embedded.migrate();
+  return { env: embedded.env, remove: () => embedded.close() };
+}
+
+test('startServer runs the whole service on its own listener and closes gracefully', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-embed-'));
+  const database = await migratedFor(dir);
+  try {
+    const running = await startServer(loadConfig({ SVC_PORT: '0', SVC_LOG_LEVEL: 'silent', ...database.env }));
     const ping = await fetch(`${running.url}/api/ping`);
     assert.equal(ping.status, 200);
     await ping.arrayBuffer();
     await running.close();
     await assert.rejects(fetch(`${running.url}/api/ping`));
   } finally {
+    await database.remove();
     rmSync(dir, { recursive: true, force: true });
   }
 });

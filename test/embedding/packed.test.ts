@@ -1,20 +1,26 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { onceForBothEngines, TEST_ENGINE } from '../support/test-engine.ts';
 
 // The package as another project gets it: `npm pack`, installed from the tarball into a fresh
 // project, imported by name from JavaScript and type-checked from TypeScript. Nothing from this
-// checkout's src/ is involved: only what `files` ships (dist/, sql/, bin/).
+// checkout's src/ is involved: only what `files` ships (dist/, sql/, bin/). In the PostgreSQL pass
+// the project installs `pg` (the optional peer dependency) and runs everything on PostgreSQL.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-// What a fresh database gets from the shipped sql/: every numbered file, in order.
-const MIGRATION_FILES = readdirSync(join(ROOT, 'sql')).filter((name) => name.endsWith('.sql')).sort();
+// What a fresh database gets from the shipped migrations: every numbered file, in order.
+const migrationFiles = (folder: string): string[] => readdirSync(folder).filter((name) => name.endsWith('.sql')).sort();
+const MIGRATION_FILES = migrationFiles(join(ROOT, TEST_ENGINE === 'sqlite' ? 'sql' : 'sql/postgres'));
+const PG_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['pg'];
 let dir: string;
 let project: string;
+const databases: TestDatabase[] = [];
 
 // Without the outer npm's variables, so an enclosing `npm test` cannot redirect the inner npm.
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -23,6 +29,23 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 function run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): string {
   return execFileSync(file, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+}
+
+// The run's database for a spawned program: SVC_DB_PATH in a folder of its own, or a fresh empty
+// PostgreSQL database's SVC_DATABASE_URL.
+async function databaseEnv(name: string): Promise<NodeJS.ProcessEnv> {
+  if (TEST_ENGINE === 'sqlite') return { ...cleanEnv(), SVC_DB_PATH: join(dir, name, 'app.db') };
+  const database = await createTestDatabase({ migrated: false });
+  databases.push(database);
+  return { ...cleanEnv(), ...database.env };
+}
+
+let pgInstalled = false;
+// The PostgreSQL client, installed into the host project as a user of PostgreSQL would (once).
+function installPg(): void {
+  if (pgInstalled) return;
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', `pg@${PG_VERSION}`], project);
+  pgInstalled = true;
 }
 
 const HOST_JS = `
@@ -43,8 +66,33 @@ server.close();
 db.close();
 `;
 
+// On PostgreSQL: openPostgres + migrate + createApp mounted by the host, then startServer on the same
+// database from SVC_DATABASE_URL, which sees what the mounted app created.
+const HOST_PG_JS = `
+import { createServer } from 'node:http';
+import { createApp, loadConfig, migrate, openPostgres, startServer } from 'svc-http-sqlite';
+const db = openPostgres(process.env.SVC_DATABASE_URL);
+const { applied } = await migrate(db);
+const app = createApp({ db, config: loadConfig({ SVC_LOG_LEVEL: 'silent' }) });
+const server = createServer((req, res) => (req.url.startsWith('/api/') ? app(req, res) : res.end('host')));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = 'http://127.0.0.1:' + server.address().port;
+const created = await fetch(base + '/api/workspaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"Acme"}' });
+const { id } = await created.json();
+const ping = await fetch(base + '/api/ping');
+const host = await fetch(base + '/');
+const missing = await fetch(base + '/api/workspaces/99');
+const running = await startServer(loadConfig({ SVC_PORT: '0', SVC_LOG_LEVEL: 'silent', SVC_DATABASE_URL: process.env.SVC_DATABASE_URL }));
+const seen = await fetch(running.url + '/api/workspaces/' + id);
+const served = { ping: (await fetch(running.url + '/api/ping')).status, name: (await seen.json()).name };
+await running.close();
+server.close();
+await db.end();
+console.log(JSON.stringify({ applied, created: created.status, ping: await ping.json(), host: await host.text(), missing: (await missing.json()).code, served }));
+`;
+
 const HOST_TS = `
-import { type App, type Config, createApp, loadConfig, migrate, openDatabase, type RunningServer, startServer } from 'svc-http-sqlite';
+import { type App, type Config, createApp, loadConfig, migrate, type MigrationResult, openDatabase, openPostgres, type PostgresDatabase, type RunningServer, startServer } from 'svc-http-sqlite';
 const db = openDatabase(':memory:');
 const applied: string[] = migrate(db).applied;
 const config: Config = loadConfig({});
@@ -52,7 +100,13 @@ const app: App = createApp({ db, config });
 const start: (config: Config) => Promise<RunningServer> = startServer;
 // @ts-expect-error the declarations are precise: a port is a number
 const wrong: Config = { ...config, port: '3000' };
-void [applied, app, start, wrong];
+// PostgreSQL: the same app on a pool, and a migration that is a promise.
+const pool: PostgresDatabase = openPostgres('postgres://user:password@db.example:5432/app', { poolSize: 4 });
+const pending: Promise<MigrationResult> = migrate(pool);
+const onPool: App = createApp({ db: pool, config });
+// @ts-expect-error PostgreSQL's migrate is a promise, not a result
+const notAwaited: MigrationResult = migrate(pool);
+void [applied, app, start, wrong, pending, onPool, notAwaited];
 `;
 
 before(() => {
@@ -66,21 +120,39 @@ before(() => {
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module' }));
   run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', join(dir, tarball)], project);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-test('an installed tarball is imported by name, mounted, and serves the contract from :memory:', () => {
-  writeFileSync(join(project, 'host.js'), HOST_JS);
-  const result = JSON.parse(run(process.execPath, ['host.js'], project)) as Record<string, unknown>;
-  assert.deepEqual(result, {
-    applied: MIGRATION_FILES,
-    created: 201,
-    ping: { status: 1, checks: { database: 1, schema: 1 } },
-    host: 'host',
-    missing: 'not_found',
-  });
+after(async () => {
+  for (const database of databases) await database.drop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
-test('its type declarations check a TypeScript host strictly', () => {
+// Before anything installs pg: a SQLite user never needs it, and nothing fetches it at run time.
+test('without pg installed, serve with SVC_DATABASE_URL exits 1 with one line naming the package, installing nothing', async () => {
+  const listing = (): string => JSON.stringify([readdirSync(join(project, 'node_modules')).sort(), readFileSync(join(project, 'package.json'), 'utf8')]);
+  const installed = listing();
+  const env = TEST_ENGINE === 'sqlite' ? { ...cleanEnv(), SVC_DATABASE_URL: 'postgres://svc:secret@127.0.0.1:1/svc' } : await databaseEnv('no-pg');
+  const serveBin = join(project, 'node_modules', 'svc-http-sqlite', 'bin', 'serve.js');
+  const result = spawnSync(process.execPath, [serveBin], { cwd: project, env: { ...env, SVC_PORT: '0' }, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(result.status, 1);
+  assert.equal(result.stderr, 'cannot start: SVC_DATABASE_URL is set but the PostgreSQL client is not installed: run `npm install pg`\n');
+  assert.doesNotMatch(result.stderr + result.stdout, /secret|\n\s+at /, 'no password, no stack');
+  assert.equal(existsSync(join(project, 'node_modules', 'pg')), false);
+  assert.equal(listing(), installed, 'node_modules and package.json are as npm left them');
+});
+
+test(`an installed tarball is imported by name, mounted, and serves the contract from ${TEST_ENGINE === 'sqlite' ? ':memory:' : 'PostgreSQL (pg installed)'}`, async () => {
+  const expected = { applied: MIGRATION_FILES, created: 201, ping: { status: 1, checks: { database: 1, schema: 1 } }, host: 'host', missing: 'not_found' };
+  if (TEST_ENGINE === 'sqlite') {
+    writeFileSync(join(project, 'host.js'), HOST_JS);
+    assert.deepEqual(JSON.parse(run(process.execPath, ['host.js'], project)), expected);
+    return;
+  }
+  installPg();
+  writeFileSync(join(project, 'host-pg.js'), HOST_PG_JS);
+  const result = JSON.parse(run(process.execPath, ['host-pg.js'], project, await databaseEnv('host'))) as Record<string, unknown>;
+  assert.deepEqual(result, { ...expected, served: { ping: 200, name: 'Acme' } });
+});
+
+test('its type declarations check a TypeScript host strictly', onceForBothEngines('type-checking'), () => {
   writeFileSync(join(project, 'host.ts'), HOST_TS);
   const tsconfig = {
     compilerOptions: {
@@ -99,9 +171,9 @@ test('its type declarations check a TypeScript host strictly', () => {
   run(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
 });
 
-test('its bin scripts run from node_modules on the compiled build', () => {
-  const dbPath = join(dir, 'data', 'app.db');
-  const env = { ...cleanEnv(), SVC_DB_PATH: dbPath };
+test('its bin scripts run from node_modules on the compiled build', async () => {
+  if (TEST_ENGINE === 'postgres') installPg();
+  const env = await databaseEnv('data');
   const migrateBin = join(project, 'node_modules', 'svc-http-sqlite', 'bin', 'migrate.js');
   assert.ok(run(process.execPath, [migrateBin], project, env).includes(`"applied":${JSON.stringify(MIGRATION_FILES)}`));
   const status = JSON.parse(run(process.execPath, [migrateBin, '--status'], project, env)) as Record<string, unknown>;

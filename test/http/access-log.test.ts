@@ -45,7 +45,7 @@ test('4xx lines are level 30 and 5xx lines level 50', async () => {
   try {
     await drain(fetch(`${server.url}/api/products?limit=0`));
     await drain(postJson(`${server.url}/api/products`, {}));
-    server.db.close();
+    await server.breakDatabase();
     await drain(fetch(`${server.url}/api/products`));
     await drain(fetch(`${server.url}/api/ping`));
     server.app.logger.flush();
@@ -63,7 +63,7 @@ test('SVC_LOG_LEVEL=warn silences request lines but keeps errors', async () => {
     await drain(fetch(`${server.url}/api/nowhere`));
     server.app.logger.flush();
     assert.deepEqual(server.logs, []);
-    server.db.close();
+    await server.breakDatabase();
     await drain(fetch(`${server.url}/api/products`));
     server.app.logger.flush();
     assert.deepEqual(server.logs.map((line) => line['level']), [50, 50], 'the unexpected error and its 500 line');
@@ -76,7 +76,7 @@ test('SVC_LOG_LEVEL=silent silences everything, errors included', async () => {
   const server = await startAppServer({ SVC_LOG_LEVEL: 'silent' });
   try {
     await drain(fetch(`${server.url}/api/ping`));
-    server.db.close();
+    await server.breakDatabase();
     await drain(fetch(`${server.url}/api/products`));
     server.app.logger.flush();
     assert.deepEqual(server.logs, []);

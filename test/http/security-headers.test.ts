@@ -38,7 +38,7 @@ let broken: AppServer;
 before(async () => {
   server = await startTestServer({ SVC_BODY_LIMIT_BYTES: '64' });
   broken = await startAppServer();
-  broken.db.close();
+  await broken.breakDatabase();
 });
 after(async () => {
   await server.stop();

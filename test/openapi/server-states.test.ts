@@ -42,18 +42,19 @@ async function withAppServer(run: (server: AppServer, checker: ConformanceChecke
 
 test('503 readiness bodies conform when the schema or the database is not ready', () =>
   withAppServer(async (server, checker) => {
-    server.db.exec('PRAGMA user_version = 0');
+    await server.database.setSchemaVersion(0);
     const stale = await checker.check('GET', '/api/ping', await fetch(`${server.url}/api/ping`));
     assert.deepEqual([stale.status, stale.body], [503, { status: 2, checks: { database: 1, schema: 2 } }]);
-    server.db.close();
+    await server.breakDatabase();
     const closed = await checker.check('GET', '/api/ping', await fetch(`${server.url}/api/ping`));
     assert.deepEqual([closed.status, closed.body], [503, { status: 2, checks: { database: 2, schema: 2 } }]);
   }));
 
 test('500 internal_error conforms for every operation that touches a broken database', () =>
   withAppServer(async (server, checker) => {
-    // The app's prepared statements now fail when run, as a corrupt or tampered file would make them.
-    server.db.exec('DROP TABLE products; DROP TABLE workspaces');
+    // The app's statements now fail when run, as a corrupt or tampered database would make them.
+    await server.database.sql('DROP TABLE products');
+    await server.database.sql('DROP TABLE workspaces');
     const patch = { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"name":"b"}' };
     const calls: [string, string, RequestInit][] = [
       ['GET', '/api/products', {}],

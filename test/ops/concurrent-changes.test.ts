@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { migratedDatabaseFile, patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
 
 const count = (statuses: number[], status: number): number => statuses.filter((s) => s === status).length;
@@ -83,18 +83,18 @@ describe('in one process', () => {
 });
 
 describe('across two processes on one database', () => {
-  let dir: string;
+  let database: TestDatabase;
   let servers: ServeProcess[] = [];
   let urls: string[] = [];
   before(async () => {
-    let dbPath: string;
-    ({ dir, dbPath } = migratedDatabaseFile());
-    servers = [spawnServe({ SVC_DB_PATH: dbPath }), spawnServe({ SVC_DB_PATH: dbPath })];
+    database = await createTestDatabase();
+    servers = [spawnServe(database.env), spawnServe(database.env)];
     urls = await Promise.all(servers.map(urlOf));
   });
-  after(() => {
+  after(async () => {
     servers.forEach((server) => server.kill());
-    rmSync(dir, { recursive: true, force: true });
+    await Promise.all(servers.map((server) => server.exited));
+    await database.drop();
   });
 
   test('ten concurrent PATCHes with the same If-Match, split over both: exactly one 200; then one DELETE wins', async () => {

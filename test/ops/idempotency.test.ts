@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { PRODUCT, postHead, rawConnect } from './support.ts';
@@ -12,17 +11,10 @@ before(async () => {
 after(() => server.stop());
 
 const products = (): string => `${server.url}/api/products`;
-const countRows = (sql: string): number => {
-  const db = new DatabaseSync(server.dbPath, { readOnly: true });
-  try {
-    return Number(db.prepare(sql).get()?.['n']);
-  } finally {
-    db.close();
-  }
-};
+const countRows = (table: string, where?: string): Promise<number> => server.database.countRows(table, where);
 
 test('a retry with the same key and body replays the stored response and creates nothing', async () => {
-  const before = countRows('SELECT count(*) AS n FROM products');
+  const before = await countRows('products');
   const first = await postJson(products(), PRODUCT, { 'idempotency-key': 'replay-1' });
   assert.equal(first.status, 201);
   assert.equal(first.headers.get('idempotent-replayed'), null);
@@ -35,7 +27,7 @@ test('a retry with the same key and body replays the stored response and creates
   assert.equal(retry.headers.get('content-type'), 'application/json; charset=utf-8');
   assert.equal(retry.headers.get('x-frame-options'), 'DENY');
   assert.equal(await retry.text(), firstBody);
-  assert.equal(countRows('SELECT count(*) AS n FROM products'), before + 1);
+  assert.equal(await countRows('products'), before + 1);
 });
 
 test('the same key with another body is 422 idempotency_key_reused', async () => {
@@ -90,10 +82,10 @@ function postWithKey(key: string): Promise<{ status: number; code: string }> {
 }
 
 test('a malformed key is 400 invalid_header and creates nothing', async () => {
-  const before = countRows('SELECT count(*) AS n FROM products');
+  const before = await countRows('products');
   const malformed = ['', 'k'.repeat(256), 'caf\u00e9', 'has space', 'tab\there', '\u00ff'];
   for (const key of malformed) assert.deepEqual(await postWithKey(key), { status: 400, code: 'invalid_header' }, JSON.stringify(key));
-  assert.equal(countRows('SELECT count(*) AS n FROM products'), before);
+  assert.equal(await countRows('products'), before);
   // The bounds themselves are fine: 255 visible ASCII characters, and every one of them.
   const visible = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
   for (const key of ['k'.repeat(255), visible, '!']) assert.equal((await postWithKey(key)).status, 201, key);
@@ -112,22 +104,18 @@ test('an expired key (24 h) is purged by later writes and may be used afresh', a
   const first = await postJson(products(), PRODUCT, { 'idempotency-key': 'expiring-1' });
   const firstBody = (await first.json()) as { id: number };
   // Age the stored key past its 24 hours, as a day of waiting would.
-  const db = new DatabaseSync(server.dbPath);
-  db.exec("UPDATE idempotency_keys SET expires_at = expires_at - 86400001 WHERE key = 'expiring-1'");
-  db.close();
+  await server.database.sql("UPDATE idempotency_keys SET expires_at = expires_at - 86400001 WHERE key = 'expiring-1'");
   const again = await postJson(products(), PRODUCT, { 'idempotency-key': 'expiring-1' });
   assert.equal(again.status, 201);
   assert.equal(again.headers.get('idempotent-replayed'), null);
   assert.notEqual(((await again.json()) as { id: number }).id, firstBody.id);
   // Expired rows of other keys go away as keyed writes happen, without any job.
-  const dbAgain = new DatabaseSync(server.dbPath);
-  dbAgain.exec("UPDATE idempotency_keys SET expires_at = 1 WHERE key LIKE 'replay-%' OR key LIKE 'reuse-%'");
-  dbAgain.close();
-  assert.ok(countRows('SELECT count(*) AS n FROM idempotency_keys WHERE expires_at = 1') >= 2);
+  await server.database.sql("UPDATE idempotency_keys SET expires_at = 1 WHERE key LIKE 'replay-%' OR key LIKE 'reuse-%'");
+  assert.ok(await countRows('idempotency_keys', 'expires_at = 1') >= 2);
   const trigger = await postJson(products(), PRODUCT, { 'idempotency-key': 'purge-trigger' });
   assert.equal(trigger.status, 201);
   await trigger.arrayBuffer();
-  assert.equal(countRows('SELECT count(*) AS n FROM idempotency_keys WHERE expires_at = 1'), 0);
+  assert.equal(await countRows('idempotency_keys', 'expires_at = 1'), 0);
 });
 
 test('a client that disconnects mid-body releases its key', async () => {

@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { test } from 'node:test';
 import { havePromtool, promtoolCheck } from '../support/promtool.ts';
 import { scrape } from '../support/scrape.ts';
-import { migratedDatabaseFile, postJson } from '../support/server.ts';
+import { postJson } from '../support/server.ts';
+import { createTestDatabase } from '../support/test-database.ts';
 import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
 
 /** bin/serve.js with metrics on port 0; resolves with its API and metrics URLs once both listen. */
-async function serveWithMetrics(t: { after(fn: () => void): void }, env: Record<string, string> = {}): Promise<{ serve: ServeProcess; url: string; metricsUrl: string }> {
-  const { dir, dbPath } = migratedDatabaseFile();
-  const serve = spawnServe({ SVC_DB_PATH: dbPath, SVC_METRICS_PORT: '0', ...env });
-  t.after(() => {
+async function serveWithMetrics(t: { after(fn: () => Promise<void>): void }, env: Record<string, string> = {}): Promise<{ serve: ServeProcess; url: string; metricsUrl: string }> {
+  const database = await createTestDatabase();
+  const serve = spawnServe({ ...database.env, SVC_METRICS_PORT: '0', ...env });
+  t.after(async () => {
     serve.kill();
-    rmSync(dir, { recursive: true, force: true });
+    await serve.exited;
+    await database.drop();
   });
   const url = await urlOf(serve);
   const line = await serve.waitForLine((l) => typeof l['metricsUrl'] === 'string');
@@ -65,11 +66,12 @@ test('a metrics port already taken stops serve before it serves, with one line s
   t.after(() => blocker.close());
   const port = String((blocker.address() as AddressInfo).port);
   for (const workers of ['1', '2']) {
-    const { dir, dbPath } = migratedDatabaseFile();
-    const serve = spawnServe({ SVC_DB_PATH: dbPath, SVC_METRICS_PORT: port, SVC_WORKERS: workers });
-    t.after(() => {
+    const database = await createTestDatabase();
+    const serve = spawnServe({ ...database.env, SVC_METRICS_PORT: port, SVC_WORKERS: workers });
+    t.after(async () => {
       serve.kill();
-      rmSync(dir, { recursive: true, force: true });
+      await serve.exited;
+      await database.drop();
     });
     assert.equal(await serve.exited, 1);
     assert.match(serve.stderr(), new RegExp(`^cannot start: listen EADDRINUSE.*127\\.0\\.0\\.1:${port}\\n$`));

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { migratedDatabaseFile } from '../support/server.ts';
+import { createTestDatabase } from '../support/test-database.ts';
 import { PRODUCT, postHead, rawConnect, spawnServe, urlOf } from './support.ts';
 
 test('SIGTERM: in-flight requests finish, new requests on open connections get 503, the process exits 0', async (t) => {
-  const { dir, dbPath } = migratedDatabaseFile();
-  const serve = spawnServe({ SVC_DB_PATH: dbPath, SVC_SHUTDOWN_TIMEOUT_MS: '10000' });
-  t.after(() => {
+  const database = await createTestDatabase();
+  const serve = spawnServe({ ...database.env, SVC_SHUTDOWN_TIMEOUT_MS: '10000' });
+  t.after(async () => {
     serve.kill();
-    rmSync(dir, { recursive: true, force: true });
+    await serve.exited;
+    await database.drop();
   });
   const url = await urlOf(serve);
   const body = JSON.stringify(PRODUCT);
@@ -47,18 +46,16 @@ test('SIGTERM: in-flight requests finish, new requests on open connections get 5
 
   assert.equal(await serve.exited, 0);
   assert.ok(serve.lines.some((line) => line['msg'] === 'stopped'));
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  const stored = Number(db.prepare('SELECT count(*) AS n FROM products').get()?.['n']);
-  db.close();
-  assert.equal(stored, 2);
+  assert.equal(await database.countRows('products'), 2);
 });
 
 test('SIGINT with nothing in flight exits 0 promptly, closing idle keep-alive connections', async (t) => {
-  const { dir, dbPath } = migratedDatabaseFile();
-  const serve = spawnServe({ SVC_DB_PATH: dbPath, SVC_SHUTDOWN_TIMEOUT_MS: '30000' });
-  t.after(() => {
+  const database = await createTestDatabase();
+  const serve = spawnServe({ ...database.env, SVC_SHUTDOWN_TIMEOUT_MS: '30000' });
+  t.after(async () => {
     serve.kill();
-    rmSync(dir, { recursive: true, force: true });
+    await serve.exited;
+    await database.drop();
   });
   const url = await urlOf(serve);
   const idle = await rawConnect(url);

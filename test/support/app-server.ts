@@ -1,48 +1,51 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rmSync } from 'node:fs';
-import type { DatabaseSync } from 'node:sqlite';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { migratedDatabaseFile } from './server.ts';
+import { closeDatabase, type Database } from '../../src/db/engine.ts';
+import { capturingLogger } from './server.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 /** An app built with createApp on a database the test holds, so the test can break it. */
 export interface AppServer {
   url: string;
-  db: DatabaseSync;
-  dbPath: string;
+  /** The connection (SQLite) or pool (PostgreSQL) the app runs on. */
+  db: Database;
+  /** The database itself, for what a test does behind the app's back. */
+  database: TestDatabase;
   app: App;
   /** Every log line written so far, parsed (call app.logger.flush() first). */
   logs: Record<string, unknown>[];
+  /**
+   * Closes the app's connection (SQLite) or ends its pool (PostgreSQL) under the running app, so
+   * every later query fails with an error the app does not expect.
+   */
+  breakDatabase(): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Serves createApp over a plain node:http server on port 0 with a fresh migrated database file. */
+/** Serves createApp over a plain node:http server on port 0 with a fresh migrated database of the run's engine. */
 export async function startAppServer(env: Record<string, string> = {}): Promise<AppServer> {
-  const { dir, dbPath } = migratedDatabaseFile();
-  const db = openDatabase(dbPath, { durability: 'normal' });
-  const config = loadConfig({ SVC_DB_PATH: dbPath, ...env });
+  const database = await createTestDatabase();
+  const db = database.open();
+  const config = loadConfig({ ...database.env, ...env });
   const logs: Record<string, unknown>[] = [];
-  const logger = createLogger(config.logLevel, (chunk) => {
-    for (const line of chunk.split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  const app = createApp({ db, config, logger });
+  const app = createApp({ db, config, logger: capturingLogger(config, logs) });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     db,
-    dbPath,
+    database,
     app,
     logs,
+    breakDatabase: () => closeDatabase(db),
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (db.isOpen) db.close();
-      rmSync(dir, { recursive: true, force: true });
+      await closeDatabase(db);
+      await database.drop();
     },
   };
 }

@@ -104,11 +104,14 @@ export function psql(layout: Layout, port: number, statements: readonly string[]
   return run('psql', [join(layout.bindir, 'psql'), args], { env: layout.env, cwd: layout.dir }).then((out) => out.trim());
 }
 
-/** Creates the login role, its database and the template that per-test databases are copied from. */
+/**
+ * Creates the login role, its database and the template that per-test databases are copied from.
+ * The role may create databases, so a test process given only the URL makes fresh ones itself.
+ */
 export async function bootstrap(layout: Layout, port: number): Promise<void> {
   const { role, password, database, template } = CREDENTIALS;
   await psql(layout, port, [
-    `CREATE ROLE ${role} LOGIN PASSWORD '${password}'`,
+    `CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}'`,
     `CREATE DATABASE ${database} OWNER ${role}`,
     `CREATE DATABASE ${template} OWNER ${role} IS_TEMPLATE true`,
   ], 'postgres');

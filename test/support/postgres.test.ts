@@ -114,6 +114,13 @@ describe('a throwaway cluster', { skip: skipWithoutPostgres() }, () => {
     assert.equal(await psqlAt(first, 'SELECT body FROM notes'), 'only in the first');
   });
 
+  test('the role svc creates and drops databases from the template itself, given only the URL', async () => {
+    await psqlAt(cluster.url, 'CREATE DATABASE made_by_svc TEMPLATE svc_template');
+    assert.equal(await psqlAt(cluster.urlFor('made_by_svc'), 'SELECT current_user, count(*) FROM notes'), 'svc|0');
+    await psqlAt(cluster.url, 'DROP DATABASE made_by_svc WITH (FORCE)');
+    assert.equal(await psqlAt(cluster.url, "SELECT count(*) FROM pg_database WHERE datname = 'made_by_svc'"), '0');
+  });
+
   test('restart keeps the port and the committed data; clients connect again', async () => {
     await psqlAt(cluster.url, ['CREATE TABLE kept (value text)', "INSERT INTO kept VALUES ('before restart')"]);
     const [before] = cluster.processIds();

@@ -6,18 +6,22 @@ import { openDatabase } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
-/** A server on port 0 with a fresh migrated database in a temporary folder. */
+/** A server on port 0 with a fresh migrated database of the run's engine (test-engine.ts). */
 export interface TestServer extends RunningServer {
-  dbPath: string;
+  /** The database it serves, for what a test does behind its back (count rows, fake a schema version). */
+  database: TestDatabase;
+  /** The SQLite file; throws on PostgreSQL, so a SQLite-only check cannot pass there by reading nothing. */
+  readonly dbPath: string;
   config: Config;
   /** Every log line written so far, parsed. */
   logs: Record<string, unknown>[];
-  /** Stops the server and removes its folder. */
+  /** Stops the server and removes its database. */
   stop(): Promise<void>;
 }
 
-/** A temporary folder with a migrated database file in it. */
+/** A temporary folder with a migrated SQLite database file in it. */
 export function migratedDatabaseFile(): { dir: string; dbPath: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const dbPath = join(dir, 'app.db');
@@ -27,23 +31,39 @@ export function migratedDatabaseFile(): { dir: string; dbPath: string } {
   return { dir, dbPath };
 }
 
-/** Starts the real server with `env` on top of test defaults (port 0, normal durability, logs captured). */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
-  const { dir, dbPath } = migratedDatabaseFile();
-  const config = loadConfig({ SVC_PORT: '0', SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'normal', ...env });
-  const logs: Record<string, unknown>[] = [];
-  const logger = createLogger(config.logLevel, (chunk) => {
+/** Parses every log line the logger writes into `logs`. */
+export function capturingLogger(config: Config, logs: Record<string, unknown>[]): ReturnType<typeof createLogger> {
+  return createLogger(config.logLevel, (chunk) => {
     for (const line of chunk.split('\n')) if (line !== '') logs.push(JSON.parse(line) as Record<string, unknown>);
   });
-  const running = await startServer(config, { logger });
+}
+
+/** Starts the real server with `env` on top of test defaults (port 0, normal durability, logs captured). */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const logs: Record<string, unknown>[] = [];
+  let config: Config;
+  let running: RunningServer;
+  try {
+    config = loadConfig({ SVC_PORT: '0', SVC_DB_DURABILITY: 'normal', ...database.env, ...env });
+    // The server opens the database itself, as bin/serve.js does (schema check included).
+    running = await startServer(config, { logger: capturingLogger(config, logs) });
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
   return {
     ...running,
-    dbPath,
+    database,
+    get dbPath(): string {
+      if (database.path === undefined) throw new Error('dbPath is SQLite only; use server.database');
+      return database.path;
+    },
     config,
     logs,
     async stop() {
       await running.close();
-      rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

@@ -30,6 +30,17 @@ test('a registry refuses a second family of the same name and malformed names', 
   assert.throws(() => registry.register(new Counter('a-total', 'Dash.')), /invalid metric name/);
 });
 
+test('a registry drops an unregistered family from scrapes and frees its name', () => {
+  const registry = new Registry();
+  registry.register(new Counter('kept_total', 'Kept.'));
+  registry.register(new Histogram('dropped', 'Dropped.', [1]));
+  assert.equal(registry.unregister('dropped'), true);
+  assert.equal(registry.unregister('dropped'), false);
+  assert.deepEqual([...parseExposition(registry.text()).keys()], ['kept_total']);
+  registry.register(new Counter('dropped', 'Registered again.'));
+  assert.deepEqual([...parseExposition(registry.text()).keys()], ['kept_total', 'dropped']);
+});
+
 test('a callback metric is read at scrape time, with escaped labels, and is absent when it reports null', () => {
   const registry = new Registry();
   const pool = { idle: 3, busy: 1 };

@@ -50,6 +50,7 @@ function migrateSqlite(db: DatabaseSync, sqlDir: string): MigrationResult {
  */
 export function migrate(db: DatabaseSync, sqlDir?: string): MigrationResult;
 export function migrate(db: PostgresClient, sqlDir?: string): Promise<MigrationResult>;
+export function migrate(db: DatabaseSync | PostgresClient, sqlDir?: string): MigrationResult | Promise<MigrationResult>;
 export function migrate(db: DatabaseSync | PostgresClient, sqlDir?: string): MigrationResult | Promise<MigrationResult> {
   if ('engine' in db) return sqlDir === undefined ? migratePostgres(db) : migratePostgres(db, sqlDir);
   return migrateSqlite(db, sqlDir ?? DEFAULT_SQL_DIR);

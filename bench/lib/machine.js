@@ -38,7 +38,7 @@ export function machineReport(options, baseline) {
     `- machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Linux ${release()}, load average at start ${loadAverage()}`,
     `- Node ${process.version}; each server pinned to CPU 1 (taskset), autocannon on CPU 0`,
     `- ${options.rounds} rounds × ${options.seconds} s per server (alternating), ${options.warmupSeconds} s warm-up, ${options.connections} connections; medians of rounds${options.quick ? ' (QUICK smoke run: not for publishing)' : ''}`,
-    `- ours: bin/serve.js ${options.ours === 'installed' ? 'of the package as installed (compiled dist/, as in production)' : 'of the checkout (TypeScript sources, type stripping at run time)'}, SVC_DB_DURABILITY=full (default: fsync before every 201); Fastify: WAL + synchronous=NORMAL`,
+    `- ours: bin/serve.js ${options.ours === 'installed' ? 'of the package as installed (compiled dist/, as in production)' : 'of the checkout (TypeScript sources, type stripping at run time)'}, SVC_DB_DURABILITY=full (default: fsync before every 201); Fastify: WAL + synchronous=NORMAL, rows read as ${process.env.BENCH_PEER_ROWS || 'objects'} (BENCH_PEER_ROWS)`,
     ...(baseline ? [`- ours (baseline): BENCH_BASELINE=${baseline.ref}, commit ${baseline.commit}, built and installed the same way, on a database its own migrations made (schema version ${baseline.schemaVersion})`] : []),
     `- metrics (BENCH_METRICS=${METRICS_MODE}): ${METRICS[METRICS_MODE]}`,
   ].join('\n');

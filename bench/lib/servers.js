@@ -11,6 +11,11 @@ export const SERVER_CPU = '1';
 export const METRICS_MODE = process.env.BENCH_METRICS || 'off';
 if (!['off', 'on', 'both'].includes(METRICS_MODE)) throw new Error(`BENCH_METRICS must be off, on or both, got ${METRICS_MODE}`);
 
+// BENCH_PEER_ROWS: how the SQLite Fastify peer reads rows: `objects` (default, node:sqlite's and a
+// typical app's way) or `arrays` (ours' way). The PostgreSQL peer always reads arrays, as ours does.
+const PEER_ROWS = process.env.BENCH_PEER_ROWS || 'objects';
+if (!['objects', 'arrays'].includes(PEER_ROWS)) throw new Error(`BENCH_PEER_ROWS must be objects or arrays, got ${PEER_ROWS}`);
+
 // The checkout's sources until run.js points at an installed build (lib/install.js).
 let oursBuild = sourcesBuild();
 
@@ -42,7 +47,9 @@ export function ceiling(dir) {
  * or on PostgreSQL with `databaseUrl`; logger off or pino at info.
  */
 export function fastify(dir, dbPath, { pino = false, databaseUrl } = {}) {
-  const storage = databaseUrl === undefined ? { args: [join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath } } : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl } };
+  const storage = databaseUrl === undefined
+    ? { args: [join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath, ROWS: PEER_ROWS } }
+    : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl } };
   return {
     name: pino ? 'Fastify + pino' : 'Fastify',
     args: storage.args,

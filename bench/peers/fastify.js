@@ -1,6 +1,6 @@
 // The Fastify 5 peer on node:sqlite: the service's three endpoints with the same SQL and rules,
 // in WAL with synchronous=NORMAL (what most Node services run). Rows are read as objects,
-// node:sqlite's default and what a Fastify app writes (ours reads arrays: part of what ours does).
+// node:sqlite's default and what a Fastify app writes; ROWS=arrays reads arrays, as ours does.
 import { DatabaseSync } from 'node:sqlite';
 import { createApp, created, linkNextPage, listen, newProductOf, pageRequestOf, pingOf } from './fastify-app.js';
 import { createBodySchema, listQuerySchema, pingResponse, productList, productSchema } from './fastify-schemas.js';
@@ -24,12 +24,17 @@ app.get('/api/ping', { schema: { response: { 200: pingResponse, 503: pingRespons
   return reply.code(code).send(body);
 });
 
-const toProduct = (row) => ({ id: row.id, name: row.name, priceInCents: row.price_in_cents, status: row.status, createdAt: row.created_at, updatedAt: row.updated_at });
+const arrays = process.env.ROWS === 'arrays';
+page.setReturnArrays(arrays);
+const toProduct = arrays
+  ? (row) => ({ id: row[0], name: row[1], priceInCents: row[2], status: row[3], createdAt: row[4], updatedAt: row[5] })
+  : (row) => ({ id: row.id, name: row.name, priceInCents: row.price_in_cents, status: row.status, createdAt: row.created_at, updatedAt: row.updated_at });
+const idOf = arrays ? (row) => row[0] : (row) => row.id;
 
 app.get('/api/products', { schema: { querystring: listQuerySchema, response: { 200: productList } } }, (request, reply) => {
   const asked = pageRequestOf(request.query);
   if (asked === null) return reply.code(400).send({ code: 'invalid_query' });
-  const rows = linkNextPage(reply, page.all(asked.beforeId, asked.limit + 1), asked.limit, (row) => row.id);
+  const rows = linkNextPage(reply, page.all(asked.beforeId, asked.limit + 1), asked.limit, idOf);
   return rows.map(toProduct);
 });
 

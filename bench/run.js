@@ -1,18 +1,24 @@
-// `npm run bench`: the service against Fastify 5 and a node:http ceiling, then scale and workers.
-// Env: BENCH_QUICK=1 (smoke run), BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS,
-// BENCH_CONNECTIONS, BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers, BENCH_ENDPOINTS=ping,list,create,
-// BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts).
+// `npm run bench`: the service against Fastify 5 and a node:http ceiling, then scale, workers and PostgreSQL.
+// Env: BENCH_QUICK=1 (smoke run), BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS,
+// BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers,postgres, BENCH_ENDPOINTS=ping,list,create,
+// BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts),
+// BENCH_BASELINE=<git ref> (adds "ours (baseline)", built from that commit), BENCH_METRICS=off|on|both.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { findPostgres } from '../test/support/postgres-binaries.ts';
+import { baselineBuild } from './lib/baseline.js';
 import { seededDatabase } from './lib/database.js';
-import { machineReport } from './lib/machine.js';
-import { installedServe } from './lib/install.js';
-import { BENCH } from './lib/paths.js';
+import { loadMark, loadSince, machineReport, sampleLoad } from './lib/machine.js';
+import { installBuild, sourcesBuild } from './lib/install.js';
+import { BENCH, ROOT } from './lib/paths.js';
 import { killAll } from './lib/processes.js';
-import { useServeEntry } from './lib/servers.js';
-import { compareTable, compareTargets, runCompare } from './scenarios/compare.js';
+import { METRICS_MODE, useBuild } from './lib/servers.js';
+import { runCompare } from './scenarios/compare.js';
+import { baselineTable, compareTable, compareTargets, metricsTable } from './scenarios/compare-report.js';
+import { postgresVersion, runPostgres } from './scenarios/postgres.js';
+import { postgresTable, postgresTargets } from './scenarios/postgres-report.js';
 import { runScale, scaleTable, scaleTargets } from './scenarios/scale.js';
 import { runWorkers, workersTable } from './scenarios/workers.js';
 
@@ -40,7 +46,8 @@ const options = {
   scaleRows: numberFromEnv('BENCH_SCALE_ROWS', 1_000_000),
   ours: process.env.BENCH_OURS === 'sources' ? 'sources' : 'installed',
   endpoints: new Set((process.env.BENCH_ENDPOINTS ?? 'ping,list,create').split(',').map((s) => s.trim())),
-  only: new Set((process.env.BENCH_ONLY ?? 'compare,scale,workers').split(',').map((s) => s.trim())),
+  only: new Set((process.env.BENCH_ONLY ?? 'compare,scale,workers,postgres').split(',').map((s) => s.trim())),
+  baseline: process.env.BENCH_BASELINE || undefined,
   log: (line) => process.stdout.write(`${line}\n`),
 };
 
@@ -59,26 +66,54 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+async function postgresSection(context) {
+  const title = '## PostgreSQL (1,000 products, one durable server, pool of 10 per node)';
+  const lookup = findPostgres();
+  if (!lookup.found) return `${title}\n\n_Not run: PostgreSQL is missing (${lookup.reason})._`;
+  const { results, baselineSkipped } = await runPostgres(context);
+  const note = baselineSkipped ? `\n\n_The baseline (${context.baseline.build.commit}) has no PostgreSQL engine: not in this table._` : '';
+  const setup = `PostgreSQL ${postgresVersion(lookup.bindir)} (the tests' harness), fsync, full_page_writes and synchronous_commit on, pinned to CPU 0 with the load generator`;
+  return `${title}\n\n${setup}\n\n${postgresTable(results)}\n\nTargets:\n${postgresTargets(results)}${note}`;
+}
+
 // The load generator (this process, every thread of it) stays on CPU 0; servers run on CPU 1.
 execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+sampleLoad();
 try {
-  const machine = machineReport(options);
+  const build = useBuild(options.ours === 'installed' ? installBuild(ROOT, dir) : sourcesBuild());
+  const template1k = seededDatabase(dir, 'template-1k', 1_000, build.migrate);
+  const baseline = options.baseline === undefined ? undefined : { build: baselineBuild(options.baseline, dir) };
+  if (baseline) baseline.template1k = seededDatabase(dir, 'baseline-1k', 1_000, baseline.build.migrate);
+  const machine = machineReport(options, baseline?.build);
   options.log(`${machine}\n`);
-  if (options.ours === 'installed') useServeEntry(installedServe(dir));
-  const template1k = seededDatabase(dir, 'template-1k', 1_000);
-  const context = { dir, template1k, options };
+  const context = { dir, template1k, baseline, options };
   const sections = [machine];
+  // Each part's section ends with the machine's load average while it ran.
+  const part = async (run) => {
+    const mark = loadMark();
+    const text = await run();
+    return `${text}\n\nLoad average (1 min) during this part: ${loadSince(mark)}.`;
+  };
   if (options.only.has('compare')) {
-    const results = await runCompare(context);
-    sections.push(`## Side by side (1,000 products)\n\n${compareTable(results)}\n\nTargets:\n${compareTargets(results)}`);
+    sections.push(await part(async () => {
+      const results = await runCompare(context);
+      return [
+        `## Side by side (1,000 products)\n\n${compareTable(results)}\n\nTargets:\n${compareTargets(results)}`,
+        ...(baseline ? [`### Before and after: ours against ${baseline.build.ref} (${baseline.build.commit})\n\n${baselineTable(results)}`] : []),
+        ...(METRICS_MODE === 'both' ? [`### What metrics cost (ours, metrics on against off)\n\n${metricsTable(results)}`] : []),
+      ].join('\n\n');
+    }));
   }
   if (options.only.has('scale')) {
-    const scale = await runScale(context);
-    sections.push(`## Scale (${scale.largeRows.toLocaleString('en')} against 1,000 products, ours)\n\n${scaleTable(scale)}\n\nTargets:\n${scaleTargets(scale)}`);
+    sections.push(await part(async () => {
+      const scale = await runScale(context);
+      return `## Scale (${scale.largeRows.toLocaleString('en')} against 1,000 products, ours)\n\n${scaleTable(scale)}\n\nTargets:\n${scaleTargets(scale)}`;
+    }));
   }
   if (options.only.has('workers')) {
-    sections.push(`## Workers (SVC_WORKERS=2 against 1)\n\n${workersTable(await runWorkers(context))}`);
+    sections.push(await part(async () => `## Workers (SVC_WORKERS=2 against 1)\n\n${workersTable(await runWorkers(context))}`));
   }
+  if (options.only.has('postgres')) sections.push(await part(() => postgresSection(context)));
   const report = `${sections.join('\n\n')}\n`;
   options.log(`\n${report}`);
   mkdirSync(join(BENCH, 'results'), { recursive: true });

@@ -1,4 +1,5 @@
-// Seeded databases: migrated by the service's own bin/migrate.js, then filled in one statement.
+// Seeded SQLite databases: migrated by a build's own bin/migrate.js, then filled in one statement
+// that fits the schema the migration made (version 1 has no updated_at; version 2 does).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,18 +7,28 @@ import { DatabaseSync } from 'node:sqlite';
 import { ROOT } from './paths.js';
 
 // One INSERT…SELECT over a recursive CTE: a million rows in a few seconds, one transaction.
-const SEED = `
-  INSERT INTO products (name, price_in_cents, status, created_at)
+// updated_at equals created_at, as for a product never changed; version keeps its default (1).
+const seedSql = (columns) => `
+  INSERT INTO products (${columns.join(', ')})
   WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-  SELECT 'Product ' || i, (i * 7919) % 1000000, 1 + (i % 10 = 0), '2026-01-01T00:00:00.000Z' FROM n`;
+  SELECT 'Product ' || i, (i * 7919) % 1000000, 1 + (i % 10 = 0), ${columns.slice(3).map(() => "'2026-01-01T00:00:00.000Z'").join(', ')} FROM n`;
 
-/** Creates `<dir>/<name>.db`, migrated and holding `products` rows; returns its path. */
-export function seededDatabase(dir, name, products) {
+/** The columns the seed fills: the service's own, plus updated_at where the schema has it. */
+export function seedColumns(present) {
+  return ['name', 'price_in_cents', 'status', 'created_at', ...(present.includes('updated_at') ? ['updated_at'] : [])];
+}
+
+/**
+ * Creates `<dir>/<name>.db`, migrated by `migrate` (the checkout's bin/migrate.js unless given)
+ * and holding `products` rows; returns its path.
+ */
+export function seededDatabase(dir, name, products, migrate = join(ROOT, 'bin/migrate.js')) {
   const path = join(dir, `${name}.db`);
   const env = { PATH: process.env.PATH, SVC_DB_PATH: path, SVC_LOG_LEVEL: 'silent' };
-  execFileSync(process.execPath, [join(ROOT, 'bin/migrate.js')], { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [migrate], { cwd: dir, env, stdio: ['ignore', 'ignore', 'inherit'] });
   const db = new DatabaseSync(path);
-  db.prepare(SEED).run(products);
+  const present = db.prepare("SELECT name FROM pragma_table_info('products')").all().map((row) => row.name);
+  db.prepare(seedSql(seedColumns(present))).run(products);
   // Everything in the main file, so a copy of the file alone is the whole database.
   db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   db.close();

@@ -2,17 +2,44 @@
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { METRICS_MODE } from './servers.js';
 
-/** A markdown header naming the date, machine, Node version and benchmark settings. */
-export function machineReport(options) {
+const METRICS = {
+  on: 'every server of ours counts and serves /metrics (SVC_METRICS_PORT=0)',
+  both: 'the side by side adds "ours, metrics on" (SVC_METRICS_PORT=0)',
+  off: 'off (SVC_METRICS_PORT unset)',
+};
+
+const samples = [];
+
+/** Samples the 1-minute load average every 10 s while the process runs. */
+export function sampleLoad() {
+  samples.push(loadavg()[0]);
+  setInterval(() => samples.push(loadavg()[0]), 10_000).unref();
+}
+
+/** A mark for loadSince: the samples taken so far. */
+export const loadMark = () => samples.length;
+
+/** The 1-minute load average over the samples since `mark`: lowest, median and highest. */
+export function loadSince(mark) {
+  const part = samples.slice(mark).sort((a, b) => a - b);
+  if (part.length === 0) return 'not sampled';
+  return `${part[0].toFixed(2)}–${part.at(-1).toFixed(2)} (median ${part[Math.floor(part.length / 2)].toFixed(2)}, ${part.length} samples every 10 s)`;
+}
+
+/** The load average now, as `1.00 0.80 0.50` (1, 5 and 15 minutes). */
+export const loadAverage = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+
+/** A markdown header naming the date, machine, Node version and benchmark settings (and the baseline build, if any). */
+export function machineReport(options, baseline) {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  const load = loadavg().map((n) => n.toFixed(2)).join(' ');
   return [
     `# Benchmark ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `- machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Linux ${release()}, load average at start ${load}`,
+    `- machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Linux ${release()}, load average at start ${loadAverage()}`,
     `- Node ${process.version}; each server pinned to CPU 1 (taskset), autocannon on CPU 0`,
     `- ${options.rounds} rounds × ${options.seconds} s per server (alternating), ${options.warmupSeconds} s warm-up, ${options.connections} connections; medians of rounds${options.quick ? ' (QUICK smoke run: not for publishing)' : ''}`,
-    `- ours: bin/serve.js ${options.ours === 'installed' ? 'of the package as installed (compiled dist/, as in production)' : 'of the checkout (TypeScript sources, type stripping at run time)'}, SVC_DB_DURABILITY=full (default: fsync before every 201); Fastify: WAL + synchronous=NORMAL`,
-    `- metrics (BENCH_METRICS=${METRICS_MODE}): ${METRICS_MODE === 'on' ? 'every server of ours counts and serves /metrics (SVC_METRICS_PORT=0)' : METRICS_MODE === 'both' ? 'the side by side adds "ours, metrics on" (SVC_METRICS_PORT=0)' : 'off (SVC_METRICS_PORT unset)'}`,
+    `- ours: bin/serve.js ${options.ours === 'installed' ? 'of the package as installed (compiled dist/, as in production)' : 'of the checkout (TypeScript sources, type stripping at run time)'}, SVC_DB_DURABILITY=full (default: fsync before every 201); Fastify: WAL + synchronous=NORMAL, rows read as ${process.env.BENCH_PEER_ROWS || 'objects'} (BENCH_PEER_ROWS)`,
+    ...(baseline ? [`- ours (baseline): BENCH_BASELINE=${baseline.ref}, commit ${baseline.commit}, built and installed the same way, on a database its own migrations made (schema version ${baseline.schemaVersion})`] : []),
+    `- metrics (BENCH_METRICS=${METRICS_MODE}): ${METRICS[METRICS_MODE]}`,
   ].join('\n');
 }

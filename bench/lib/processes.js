@@ -19,7 +19,7 @@ export function freePort() {
 }
 
 /** Starts `node args…` under `taskset -c cpus` in its own process group; resolves once GET readyPath answers 200. */
-export async function startServer({ name, args, env, cpus, cwd, readyPath = '/api/ping' }) {
+export async function startServer({ name, args, env, cpus, cwd, readyPath = '/api/ping', schemaVersion }) {
   const port = await freePort();
   const child = spawn('taskset', ['-c', cpus, process.execPath, ...args], {
     cwd,
@@ -31,7 +31,7 @@ export async function startServer({ name, args, env, cpus, cwd, readyPath = '/ap
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
   });
-  const server = { name, pid: child.pid, url: `http://127.0.0.1:${port}`, child, exited: false, stderr: () => stderr };
+  const server = { name, pid: child.pid, url: `http://127.0.0.1:${port}`, child, exited: false, stderr: () => stderr, schemaVersion };
   child.once('exit', () => {
     server.exited = true;
     running.delete(server);

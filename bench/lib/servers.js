@@ -1,6 +1,7 @@
 // What each contender is: how to start it, on which CPU, with which database and logging.
 import { join } from 'node:path';
-import { BENCH, ROOT } from './paths.js';
+import { sourcesBuild } from './install.js';
+import { BENCH } from './paths.js';
 
 export const SERVER_CPU = '1';
 
@@ -10,13 +11,22 @@ export const SERVER_CPU = '1';
 export const METRICS_MODE = process.env.BENCH_METRICS || 'off';
 if (!['off', 'on', 'both'].includes(METRICS_MODE)) throw new Error(`BENCH_METRICS must be off, on or both, got ${METRICS_MODE}`);
 
-// bin/serve.js of the checkout (TypeScript sources) until run.js points at an installed copy.
-let serveEntry = join(ROOT, 'bin/serve.js');
+// BENCH_PEER_ROWS: how the SQLite Fastify peer reads rows: `objects` (default, node:sqlite's and a
+// typical app's way) or `arrays` (ours' way). The PostgreSQL peer always reads arrays, as ours does.
+const PEER_ROWS = process.env.BENCH_PEER_ROWS || 'objects';
+if (!['objects', 'arrays'].includes(PEER_ROWS)) throw new Error(`BENCH_PEER_ROWS must be objects or arrays, got ${PEER_ROWS}`);
 
-/** Which bin/serve.js starts our servers. */
-export function useServeEntry(path) {
-  serveEntry = path;
+// The checkout's sources until run.js points at an installed build (lib/install.js).
+let oursBuild = sourcesBuild();
+
+/** Which build starts "ours" from now on; returns it. */
+export function useBuild(build) {
+  oursBuild = build;
+  return build;
 }
+
+/** The build "ours" runs. */
+export const currentBuild = () => oursBuild;
 
 // Our environment minus anything that could change a server's behaviour.
 function cleanEnv() {
@@ -32,25 +42,32 @@ export function ceiling(dir) {
   return { name: 'node:http ceiling', args: [join(BENCH, 'peers/ceiling.js')], env: cleanEnv(), cpus: SERVER_CPU, cwd: dir };
 }
 
-/** Fastify 5 on node:sqlite (WAL, synchronous=NORMAL), logger off or pino at info. */
-export function fastify(dir, dbPath, { pino = false } = {}) {
+/**
+ * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
+ * or on PostgreSQL with `databaseUrl`; logger off or pino at info.
+ */
+export function fastify(dir, dbPath, { pino = false, databaseUrl } = {}) {
+  const storage = databaseUrl === undefined
+    ? { args: [join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath, ROWS: PEER_ROWS } }
+    : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl } };
   return {
     name: pino ? 'Fastify + pino' : 'Fastify',
-    args: [join(BENCH, 'peers/fastify.js')],
-    env: { ...cleanEnv(), DB_PATH: dbPath, ...(pino ? { LOGGER: 'pino' } : {}) },
+    args: storage.args,
+    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(oursBuild.schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}) },
     cpus: SERVER_CPU,
     cwd: dir,
+    schemaVersion: oursBuild.schemaVersion,
   };
 }
 
-/** The service itself, as an operator runs it: bin/serve.js at its default durability. */
-export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, metrics = METRICS_MODE === 'on', extraEnv = {} } = {}) {
+/** The service itself, as an operator runs it: bin/serve.js of `build` at its default durability. */
+export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, metrics = METRICS_MODE === 'on', build = oursBuild, extraEnv = {} } = {}) {
   return {
     name: name ?? (logs ? 'ours, logs on' : 'ours'),
-    args: [serveEntry],
+    args: [build.serve],
     env: {
       ...cleanEnv(),
-      SVC_DB_PATH: dbPath,
+      ...(dbPath === undefined ? {} : { SVC_DB_PATH: dbPath }),
       SVC_LOG_LEVEL: logs ? 'info' : 'silent',
       SVC_WORKERS: String(workers),
       ...(metrics ? { SVC_METRICS_PORT: '0' } : {}),
@@ -58,5 +75,6 @@ export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU
     },
     cpus,
     cwd: dir,
+    schemaVersion: build.schemaVersion,
   };
 }

@@ -16,10 +16,23 @@ export function summarize(rounds) {
     p99: median(rounds.map((r) => r.p99)),
     loadCpu: median(rounds.map((r) => r.loadCpu)),
     cpuUs: median(rounds.map((r) => r.cpuUs)),
+    dbCpuUs: median(rounds.map((r) => r.dbCpuUs)),
     failed: rounds.reduce((sum, r) => sum + r.failed, 0),
-    rounds: rounds.length,
+    rounds,
   };
 }
+
+/**
+ * `metric` of `a` over `b`, divided round by round (the two were measured in the same round, so a
+ * noisy machine moves both): the median of those ratios, and their lowest and highest.
+ */
+export function paired(a, b, metric = 'cpuUs') {
+  const ratios = (a?.rounds ?? []).map((r, i) => r[metric] / b?.rounds[i]?.[metric]).filter(Number.isFinite);
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
+/** A paired ratio as `1.02× (0.97–1.08)`: the median, then the range over rounds. */
+export const pairedText = (p) => (Number.isFinite(p.median) ? `${p.median.toFixed(2)}× (${p.min.toFixed(2)}–${p.max.toFixed(2)})` : '–');
 
 export const fixed = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
 export const ratio = (value, base) => (Number.isFinite(value) && base > 0 ? `${(value / base).toFixed(2)}×` : '');

@@ -17,6 +17,7 @@ export const productSchema = {
     priceInCents: { type: 'integer' },
     status: STATUS,
     createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
   },
 };
 
@@ -27,7 +28,7 @@ export const listQuerySchema = {
   properties: {
     // Strings: coercion is off (the body rules forbid it), so the handler turns limit into a number.
     limit: { type: 'string', pattern: '^[0-9]{1,3}$' },
-    cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,80}$' },
   },
 };
 

@@ -3,7 +3,7 @@ import { copyOf, seededDatabase } from '../lib/database.js';
 import { withServers } from '../lib/processes.js';
 import { checkAnswer, REQUESTS } from '../lib/requests.js';
 import { runRounds } from '../lib/rounds.js';
-import { ours } from '../lib/servers.js';
+import { currentBuild, ours } from '../lib/servers.js';
 import { fixed, markdownTable, ratio } from '../lib/stats.js';
 import { encodeCursor } from '../../src/shared/paging.ts';
 
@@ -19,7 +19,7 @@ export async function runScale({ dir, template1k, options }) {
   const largeRows = options.scaleRows;
   options.log(`\n## scale: seeding ${largeRows.toLocaleString('en')} products`);
   const started = Date.now();
-  const templateLarge = seededDatabase(dir, 'scale-template', largeRows);
+  const templateLarge = seededDatabase(dir, 'scale-template', largeRows, currentBuild().migrate);
   options.log(`  seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const names = { small: `ours, ${SMALL.toLocaleString('en')} rows`, large: `ours, ${largeRows.toLocaleString('en')} rows` };
   const rowsOf = (server) => (server.name === names.small ? SMALL : largeRows);

@@ -1,0 +1,73 @@
+// The Fastify 5 peer on PostgreSQL: the service's statements (src/*/postgres-repository.ts) through
+// the same client, set up as the service sets it up (src/db/postgres/open.ts, pg-client.ts): `pg`,
+// a pool of 10, the same timeouts, named statements, rows as arrays. So the two differ in the HTTP
+// framework and the layers above the SQL, not in the query mode. A create is one transaction on one
+// connection (BEGIN, INSERT … RETURNING id, COMMIT), as the service's is.
+import pg from 'pg';
+import { createApp, created, linkNextPage, listen, newProductOf, pageRequestOf, pingOf } from './fastify-app.js';
+import { createBodySchema, listQuerySchema, pingResponse, productList, productSchema } from './fastify-schemas.js';
+
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.POOL_SIZE ?? 10),
+  connectionTimeoutMillis: 5_000,
+  statement_timeout: 10_000,
+  query_timeout: 11_000,
+  idle_in_transaction_session_timeout: 20_000,
+  idleTimeoutMillis: 30_000,
+  keepAlive: true,
+  application_name: 'fastify-peer',
+});
+pool.on('error', () => {}); // an idle connection's error would otherwise crash the process
+
+// The text of an RFC 3339 instant with milliseconds, formatted by the server (src/db/postgres/sql.ts).
+const iso = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const SQL = {
+  version: 'SELECT coalesce(max(version), 0) FROM schema_migrations',
+  page: `SELECT id, name, price_in_cents, status, ${iso('created_at')}, ${iso('updated_at')}, version FROM products WHERE id < $1 ORDER BY id DESC LIMIT $2`,
+  insert: 'INSERT INTO products (name, price_in_cents, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+};
+const query = async (runner, name, values = []) => (await runner.query({ name, text: SQL[name], values, rowMode: 'array' })).rows;
+
+// pg's documented transaction pattern; a connection whose ROLLBACK failed is discarded.
+async function transaction(work) {
+  const client = await pool.connect();
+  let broken;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    broken = await client.query('ROLLBACK').then(() => undefined, (rollbackError) => rollbackError);
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+const app = createApp();
+
+app.get('/api/ping', { schema: { response: { 200: pingResponse, 503: pingResponse } } }, async (request, reply) => {
+  const version = await query(pool, 'version').then(([row]) => Number(row[0]), () => null);
+  const { code, body } = pingOf(version);
+  return reply.code(code).send(body);
+});
+
+const toProduct = (row) => ({ id: Number(row[0]), name: row[1], priceInCents: row[2], status: row[3], createdAt: row[4], updatedAt: row[5] });
+
+app.get('/api/products', { schema: { querystring: listQuerySchema, response: { 200: productList } } }, async (request, reply) => {
+  const asked = pageRequestOf(request.query);
+  if (asked === null) return reply.code(400).send({ code: 'invalid_query' });
+  const rows = linkNextPage(reply, await query(pool, 'page', [asked.beforeId, asked.limit + 1]), asked.limit, (row) => row[0]);
+  return rows.map(toProduct);
+});
+
+app.post('/api/products', { schema: { body: createBodySchema, response: { 201: productSchema } } }, async (request, reply) => {
+  const product = newProductOf(request.body);
+  if (product === null) return reply.code(422).send({ code: 'validation_failed' });
+  const [row] = await transaction((client) => query(client, 'insert', [product.name, product.priceInCents, product.status, product.createdAt, product.updatedAt]));
+  return created(reply, Number(row[0]), product);
+});
+
+await listen(app, () => pool.end());

@@ -1,0 +1,75 @@
+// The tables of the side by side: every contender, the targets, before/after (BENCH_BASELINE) and
+// what metrics cost (BENCH_METRICS=both). CPU ratios are paired: divided round by round, then the median.
+import { fixed, markdownTable, paired, pairedText, ratio } from '../lib/stats.js';
+import { BASELINE, METRICS_ON } from './compare.js';
+
+// Each of ours is compared with the Fastify that logs the same way.
+const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify', [METRICS_ON]: 'Fastify', [BASELINE]: 'Fastify' };
+
+/** The markdown table of the comparison. */
+export function compareTable(results) {
+  const rows = [];
+  for (const endpoint of Object.keys(results)) {
+    const byName = results[endpoint];
+    const top = byName.get('node:http ceiling');
+    for (const [name, s] of byName) {
+      const peer = byName.get(PEER[name]);
+      rows.push([
+        endpoint, name, fixed(s.rps), fixed(s.p50, 1), fixed(s.p99, 1), fixed(s.rssMb, 1), fixed(s.cpuUs),
+        peer ? ratio(s.rps, peer.rps) : '', peer ? `${paired(peer, s).median.toFixed(2)}×` : '', top && name !== top ? ratio(s.rps, top.rps) : '',
+        s.failed > 0 ? `${s.failed} failed` : '',
+      ]);
+    }
+  }
+  const header = ['endpoint', 'server', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MB', 'server CPU µs/req',
+    'req/s × Fastify (same logging)', 'CPU/req: Fastify ÷ ours (paired)', 'req/s × ceiling', 'notes'];
+  return markdownTable(header, rows);
+}
+
+/** The issue's targets, each with the measured value and whether it was met. */
+export function compareTargets(results) {
+  const get = (endpoint, name) => results[endpoint]?.get(name);
+  const rps = (endpoint, name) => get(endpoint, name)?.rps ?? NaN;
+  const cpu = (endpoint, name, peer) => paired(get(endpoint, peer), get(endpoint, name)).median;
+  const targets = [
+    ['ping, logs off: ours ≥ 1.05× Fastify', 'ping', 'ours', 'Fastify', 1.05],
+    ['ping, logs off: ours ≥ 0.85× ceiling', 'ping', 'ours', 'node:http ceiling', 0.85],
+    ['list, logs off: ours ≥ 1.5× Fastify', 'list', 'ours', 'Fastify', 1.5],
+    ['create, logs off: ours (durable) ≥ 1.2× Fastify (NORMAL)', 'create', 'ours', 'Fastify', 1.2],
+    ['ping, logs on: ours ≥ 1.25× Fastify + pino', 'ping', 'ours, logs on', 'Fastify + pino', 1.25],
+  ];
+  const lines = [];
+  for (const [what, endpoint, name, peer, goal] of targets) {
+    const value = rps(endpoint, name) / rps(endpoint, peer);
+    if (!Number.isFinite(value)) continue;
+    lines.push(`- ${value >= goal ? 'met' : 'MISSED'}: ${what} (measured ${value.toFixed(2)}× req/s; CPU/req ${peer} ÷ ${name}, paired: ${fixed(cpu(endpoint, name, peer), 2)}×)`);
+  }
+  for (const endpoint of Object.keys(results)) {
+    for (const [name, peer] of [['ours', 'Fastify'], ['ours, logs on', 'Fastify + pino']]) {
+      const mine = get(endpoint, name).rssMb;
+      const theirs = get(endpoint, peer).rssMb;
+      lines.push(`- ${mine <= theirs ? 'met' : 'MISSED'}: ${endpoint}, peak RSS of ${name} ≤ ${peer} (${mine.toFixed(1)} MB against ${theirs.toFixed(1)} MB)`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** Ours against the baseline build, per endpoint: the paired CPU ratio, and each one's ratio against Fastify. */
+export function baselineTable(results) {
+  const rows = Object.entries(results).map(([endpoint, byName]) => {
+    const [now, then, peer] = [byName.get('ours'), byName.get(BASELINE), byName.get('Fastify')];
+    return [endpoint, fixed(now.cpuUs), fixed(then.cpuUs), pairedText(paired(now, then)), pairedText(paired(now, then, 'rps')),
+      pairedText(paired(peer, now)), pairedText(paired(peer, then))];
+  });
+  return markdownTable(['endpoint', 'ours CPU µs/req', 'baseline CPU µs/req', 'CPU/req ours ÷ baseline', 'req/s ours ÷ baseline',
+    'CPU/req Fastify ÷ ours', 'CPU/req Fastify ÷ baseline'], rows);
+}
+
+/** What metrics cost, per endpoint: CPU per request and req/s with metrics on over off, paired. */
+export function metricsTable(results) {
+  const rows = Object.entries(results).map(([endpoint, byName]) => {
+    const [off, on] = [byName.get('ours'), byName.get(METRICS_ON)];
+    return [endpoint, fixed(off.cpuUs), fixed(on.cpuUs), pairedText(paired(on, off)), pairedText(paired(on, off, 'rps'))];
+  });
+  return markdownTable(['endpoint', 'CPU µs/req metrics off', 'metrics on', 'CPU/req on ÷ off', 'req/s on ÷ off'], rows);
+}

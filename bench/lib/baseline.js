@@ -18,7 +18,10 @@ export function baselineBuild(ref, dir) {
   mkdirSync(source, { recursive: true });
   // git archive: the committed tree alone, whatever the working tree holds; no worktree to clean up.
   execFileSync('sh', ['-c', 'git -C "$1" archive "$2" | tar -x -C "$3"', 'sh', ROOT, commit, source], { stdio: ['ignore', 'ignore', 'inherit'] });
-  // Its tsc needs @types/node: the checkout's node_modules.
+  // Its tsc needs @types/node: the checkout's node_modules; its Fastify peer, this bench's.
   symlinkSync(join(ROOT, 'node_modules'), join(source, 'node_modules'));
-  return { ...installBuild(source, join(dir, 'baseline')), ref, commit: commit.slice(0, 12) };
+  symlinkSync(join(ROOT, 'bench', 'node_modules'), join(source, 'bench', 'node_modules'));
+  // The Fastify peer as it was then, doing that version's work: "Fastify ÷ ours" before and after.
+  const peer = join(source, 'bench', 'peers', 'fastify.js');
+  return { ...installBuild(source, join(dir, 'baseline')), ref, commit: commit.slice(0, 12), peer };
 }

@@ -46,17 +46,19 @@ export function ceiling(dir) {
  * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
  * or on PostgreSQL with `databaseUrl`; logger off or pino at info.
  */
-export function fastify(dir, dbPath, { pino = false, databaseUrl } = {}) {
+export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline } = {}) {
   const storage = databaseUrl === undefined
-    ? { args: [join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath, ROWS: PEER_ROWS } }
+    ? { args: [baseline?.peer ?? join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath, ROWS: PEER_ROWS } }
     : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl } };
+  // With `baseline`, the peer of that commit, doing the work of that version's schema.
+  const schemaVersion = (baseline ?? oursBuild).schemaVersion;
   return {
-    name: pino ? 'Fastify + pino' : 'Fastify',
+    name: name ?? (pino ? 'Fastify + pino' : 'Fastify'),
     args: storage.args,
-    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(oursBuild.schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}) },
+    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}) },
     cpus: SERVER_CPU,
     cwd: dir,
-    schemaVersion: oursBuild.schemaVersion,
+    schemaVersion,
   };
 }
 

@@ -1,10 +1,11 @@
 // The tables of the side by side: every contender, the targets, before/after (BENCH_BASELINE) and
 // what metrics cost (BENCH_METRICS=both). CPU ratios are paired: divided round by round, then the median.
 import { fixed, markdownTable, paired, pairedText, ratio } from '../lib/stats.js';
-import { BASELINE, METRICS_ON } from './compare.js';
+import { BASELINE, BASELINE_PEER, METRICS_ON } from './compare.js';
 
 // Each of ours is compared with the Fastify that logs the same way.
-const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify', [METRICS_ON]: 'Fastify', [BASELINE]: 'Fastify' };
+// The baseline build is compared with the Fastify peer of its own commit, which does its version's work.
+const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify', [METRICS_ON]: 'Fastify', [BASELINE]: BASELINE_PEER };
 
 /** The markdown table of the comparison. */
 export function compareTable(results) {
@@ -54,15 +55,18 @@ export function compareTargets(results) {
   return lines.join('\n');
 }
 
-/** Ours against the baseline build, per endpoint: the paired CPU ratio, and each one's ratio against Fastify. */
+/**
+ * Ours against the baseline build, per endpoint: the paired CPU ratio, and the ratio against Fastify
+ * after (today's peer ÷ ours) and before (the baseline's peer ÷ the baseline, both doing that version's work).
+ */
 export function baselineTable(results) {
   const rows = Object.entries(results).map(([endpoint, byName]) => {
-    const [now, then, peer] = [byName.get('ours'), byName.get(BASELINE), byName.get('Fastify')];
+    const [now, then, peer, peerThen] = [byName.get('ours'), byName.get(BASELINE), byName.get('Fastify'), byName.get(BASELINE_PEER)];
     return [endpoint, fixed(now.cpuUs), fixed(then.cpuUs), pairedText(paired(now, then)), pairedText(paired(now, then, 'rps')),
-      pairedText(paired(peer, now)), pairedText(paired(peer, then))];
+      pairedText(paired(peer, now)), peerThen ? pairedText(paired(peerThen, then)) : ''];
   });
   return markdownTable(['endpoint', 'ours CPU µs/req', 'baseline CPU µs/req', 'CPU/req ours ÷ baseline', 'req/s ours ÷ baseline',
-    'CPU/req Fastify ÷ ours', 'CPU/req Fastify ÷ baseline'], rows);
+    'after: CPU/req Fastify ÷ ours', 'before: CPU/req Fastify ÷ ours (both at the baseline)'], rows);
 }
 
 /** What metrics cost, per endpoint: CPU per request and req/s with metrics on over off, paired. */

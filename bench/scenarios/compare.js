@@ -8,6 +8,7 @@ import { ceiling, fastify, METRICS_MODE, ours } from '../lib/servers.js';
 
 export const ENDPOINTS = ['ping', 'list', 'create'];
 export const BASELINE = 'ours (baseline)';
+export const BASELINE_PEER = 'Fastify (baseline)';
 export const METRICS_ON = 'ours, metrics on';
 
 // The order is the order of turns in a round (lib/rounds.js): each pair the report divides by a small
@@ -20,8 +21,15 @@ function contenders(dir, template, baseline, endpoint) {
     fastify(dir, db('fastify-pino'), { pino: true }),
     ours(dir, db('ours-logs'), { logs: true }),
     fastify(dir, db('fastify')),
-    // BENCH_BASELINE: the same service at an earlier commit, on a database its own migrations made.
-    ...(baseline ? [ours(dir, db('baseline', baseline.template1k), { name: BASELINE, build: baseline.build })] : []),
+    // BENCH_BASELINE: the same service at an earlier commit, on a database its own migrations made,
+    // beside the Fastify peer of that commit (the same version's work), so "Fastify ÷ ours" is measured
+    // before and after in the same rounds.
+    ...(baseline
+      ? [
+          fastify(dir, db('fastify-baseline', baseline.template1k), { name: BASELINE_PEER, baseline: baseline.build }),
+          ours(dir, db('baseline', baseline.template1k), { name: BASELINE, build: baseline.build }),
+        ]
+      : []),
     ours(dir, db('ours')),
     // BENCH_METRICS=both: what counting and a metrics listener cost, in the same rounds.
     ...(METRICS_MODE === 'both' ? [ours(dir, db('ours-metrics'), { name: METRICS_ON, metrics: true })] : []),

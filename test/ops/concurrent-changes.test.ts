@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
-import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
+import { PRODUCT, startTwoProcesses, type TwoProcesses } from './support.ts';
 
 const count = (statuses: number[], status: number): number => statuses.filter((s) => s === status).length;
 
@@ -83,23 +82,15 @@ describe('in one process', () => {
 });
 
 describe('across two processes on one database', () => {
-  let database: TestDatabase;
-  let servers: ServeProcess[] = [];
-  let urls: string[] = [];
+  let two: TwoProcesses;
   before(async () => {
-    database = await createTestDatabase();
-    servers = [spawnServe(database.env), spawnServe(database.env)];
-    urls = await Promise.all(servers.map(urlOf));
+    two = await startTwoProcesses();
   });
-  after(async () => {
-    servers.forEach((server) => server.kill());
-    await Promise.all(servers.map((server) => server.exited));
-    await database.drop();
-  });
+  after(() => two.stop());
 
   test('ten concurrent PATCHes with the same If-Match, split over both: exactly one 200; then one DELETE wins', async () => {
-    for (let round = 0; round < 5; round++) assertOneWinner(await raceOnOneTag(urls));
-    const errors = servers.flatMap((server) => server.lines.filter((line) => Number(line['level']) >= 50));
+    for (let round = 0; round < 5; round++) assertOneWinner(await raceOnOneTag(two.urls));
+    const errors = two.servers.flatMap((server) => server.lines.filter((line) => Number(line['level']) >= 50));
     assert.deepEqual(errors, []);
   });
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 const SERVE = fileURLToPath(new URL('../../bin/serve.js', import.meta.url));
 
@@ -148,4 +149,30 @@ export function postHead(path: string, length: number, extra: Record<string, str
   const lines = [`POST ${path} HTTP/1.1`, 'Host: localhost', 'Content-Type: application/json', `Content-Length: ${length}`];
   for (const [name, value] of Object.entries(extra)) lines.push(`${name}: ${value}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** Two `bin/serve.js` processes on one fresh test database (a SQLite file, or a PostgreSQL database). */
+export interface TwoProcesses {
+  database: TestDatabase;
+  servers: ServeProcess[];
+  urls: string[];
+  /** Kills both, waits for them, and drops the database. */
+  stop(): Promise<void>;
+}
+
+/** Starts two processes on one database, as two workers, or two hosts on one database server, would be. */
+export async function startTwoProcesses(): Promise<TwoProcesses> {
+  const database = await createTestDatabase();
+  const servers = [spawnServe(database.env), spawnServe(database.env)];
+  const urls = await Promise.all(servers.map(urlOf));
+  return {
+    database,
+    servers,
+    urls,
+    async stop() {
+      servers.forEach((server) => server.kill());
+      await Promise.all(servers.map((server) => server.exited));
+      await database.drop();
+    },
+  };
 }

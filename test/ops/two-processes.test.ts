@@ -1,25 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { postJson } from '../support/server.ts';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
-import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
+import type { TestDatabase } from '../support/test-database.ts';
+import { PRODUCT, type ServeProcess, startTwoProcesses, type TwoProcesses } from './support.ts';
 
 // Two independent processes on one database (a SQLite file, or one PostgreSQL database), as two
 // workers, or two hosts on shared storage or on one PostgreSQL server, would be.
+let two: TwoProcesses;
 let database: TestDatabase;
 let servers: ServeProcess[] = [];
 let urls: string[] = [];
 
 before(async () => {
-  database = await createTestDatabase();
-  servers = [spawnServe(database.env), spawnServe(database.env)];
-  urls = await Promise.all(servers.map(urlOf));
+  two = await startTwoProcesses();
+  ({ database, servers, urls } = two);
 });
-after(async () => {
-  servers.forEach((server) => server.kill());
-  await Promise.all(servers.map((server) => server.exited));
-  await database.drop();
-});
+after(() => two.stop());
 
 const productCount = (): Promise<number> => database.countRows('products');
 

@@ -6,10 +6,10 @@ export { type App, type AppOptions, createApp } from './app.ts';
 /** Settings from SVC_* variables, validated; ConfigError names the first bad one. */
 export { type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
 /** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
-export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } from './db/database.ts';
+export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } from './sqlite/database.ts';
 /** PostgreSQL instead (an optional peer dependency, `pg`): a pool on a `postgres://` URL, for createApp and migrate. */
-export { type PostgresOpenOptions, PostgresClientMissingError, openPostgres } from './db/postgres/open.ts';
-export type { PostgresClient as PostgresDatabase } from './db/postgres/client.ts';
+export { type PostgresOpenOptions, PostgresClientMissingError, openPostgres } from './postgres/open.ts';
+export type { PostgresClient as PostgresDatabase } from './postgres/client.ts';
 /** Either engine's database, as createApp and migrate take it. */
 export type { Database } from './db/engine.ts';
 /** Numbered migrations: `sql/` for SQLite (synchronous), `sql/postgres/` for PostgreSQL (a promise). */

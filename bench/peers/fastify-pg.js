@@ -1,5 +1,5 @@
-// The Fastify 5 peer on PostgreSQL: the service's statements (src/*/postgres-repository.ts) through
-// the same client, set up as the service sets it up (src/db/postgres/open.ts, pg-client.ts): `pg`,
+// The Fastify 5 peer on PostgreSQL: the service's statements (src/postgres/{products,workspaces,…}.ts) through
+// the same client, set up as the service sets it up (src/postgres/open.ts, pg-client.ts): `pg`,
 // a pool of 10, the same timeouts, named statements, rows as arrays. So the two differ in the HTTP
 // framework and the layers above the SQL, not in the query mode. A create is one transaction on one
 // connection (BEGIN, INSERT … RETURNING id, COMMIT), as the service's is.
@@ -20,7 +20,7 @@ const pool = new pg.Pool({
 });
 pool.on('error', () => {}); // an idle connection's error would otherwise crash the process
 
-// The text of an RFC 3339 instant with milliseconds, formatted by the server (src/db/postgres/sql.ts).
+// The text of an RFC 3339 instant with milliseconds, formatted by the server (src/postgres/sql.ts).
 const iso = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const SQL = {
   version: 'SELECT coalesce(max(version), 0) FROM schema_migrations',

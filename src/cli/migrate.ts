@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.ts';
-import { openDatabase, readSchemaVersionOf } from '../db/database.ts';
+import { openDatabase, readSchemaVersionOf } from '../sqlite/database.ts';
 import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, type MigrationResult, migrate, readMigrations } from '../db/migrate.ts';
-import { migratePostgres, postgresSchemaVersion } from '../db/postgres/migrate.ts';
-import { openPostgres } from '../db/postgres/open.ts';
+import { migratePostgres, postgresSchemaVersion } from '../postgres/migrate.ts';
+import { openPostgres } from '../postgres/open.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
 import { configOrExit } from './config-or-exit.ts';
 

@@ -2,9 +2,9 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { callbackMetric } from '../metrics/registry.ts';
 import { DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR } from './migrations.ts';
-import type { PostgresClient } from './postgres/client.ts';
-import { createPostgresStorage } from './postgres/storage.ts';
-import { createSqliteStorage } from './sqlite-storage.ts';
+import type { PostgresClient } from '../postgres/client.ts';
+import { createPostgresStorage } from '../postgres/storage.ts';
+import { createSqliteStorage } from '../sqlite/storage.ts';
 import type { Storage } from './storage.ts';
 
 /** A database the service runs on: a node:sqlite connection (openDatabase) or a PostgreSQL pool (openPostgres). */

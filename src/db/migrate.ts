@@ -1,8 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { schemaVersion } from './database.ts';
+import { schemaVersion } from '../sqlite/database.ts';
 import { assertNotNewer, DEFAULT_SQL_DIR, type Migration, MigrationError, type MigrationResult, readMigrations } from './migrations.ts';
-import type { PostgresClient } from './postgres/client.ts';
-import { migratePostgres } from './postgres/migrate.ts';
+import type { PostgresClient } from '../postgres/client.ts';
+import { migratePostgres } from '../postgres/migrate.ts';
 
 export {
   assertNotNewer,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { type ErrorCode, ERRORS, HttpError } from '../../src/http/errors.ts';
 import { problemFor } from '../../src/http/problem.ts';

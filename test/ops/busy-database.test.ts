@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { isDatabaseBusy } from '../../src/db/busy.ts';
+import { isDatabaseBusy } from '../../src/sqlite/busy.ts';
 import { postJson, startTestServer } from '../support/server.ts';
 import { PRODUCT } from './support.ts';
 

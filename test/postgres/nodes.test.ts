@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openPostgres } from '../../src/db/postgres/open.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
 import { PRODUCT } from '../ops/support.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { type Answer, errorLines, migratedDatabase, type Nodes, patch, post, productNames, rowsOf, send, startNodes, waitUntil } from './support.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { StorageUnavailableError } from '../../src/db/errors.ts';
-import { openPostgres } from '../../src/db/postgres/open.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
 import { PRODUCT } from '../ops/support.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { assertNothingLost, isUnavailable, type Load, type Sent, startLoad } from './load.ts';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { StorageBusyError } from '../../src/db/errors.ts';
-import type { PostgresClient } from '../../src/db/postgres/client.ts';
-import { openPostgres } from '../../src/db/postgres/open.ts';
-import { createPostgresStorage } from '../../src/db/postgres/storage.ts';
+import type { PostgresClient } from '../../src/postgres/client.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
+import { createPostgresStorage } from '../../src/postgres/storage.ts';
 import type { Repositories, Storage } from '../../src/db/storage.ts';
 import type { Product } from '../../src/products/model.ts';
-import { createPostgresProductRepository } from '../../src/products/postgres-repository.ts';
+import { createPostgresProductRepository } from '../../src/postgres/products.ts';
 import type { ProductRepository } from '../../src/products/repository.ts';
 import { PRODUCT } from '../ops/support.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';

@@ -1,7 +1,7 @@
 // What the multi-process PostgreSQL tests share: a migrated database, serve processes on it, requests
 // that record how they ended and how long they took, and reading the database back through psql.
-import { migratePostgres } from '../../src/db/postgres/migrate.ts';
-import { openPostgres } from '../../src/db/postgres/open.ts';
+import { migratePostgres } from '../../src/postgres/migrate.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
 import { type ServeProcess, spawnServe, urlOf } from '../ops/support.ts';
 import type { PostgresCluster } from '../support/postgres.ts';
 

@@ -1,5 +1,5 @@
-import { migratePostgres } from '../../src/db/postgres/migrate.ts';
-import { openPostgres } from '../../src/db/postgres/open.ts';
+import { migratePostgres } from '../../src/postgres/migrate.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
 
 /** The template that migrated databases are copied from: svc_template, migrated once per run. */
 export const MIGRATED_TEMPLATE = 'svc_migrated';

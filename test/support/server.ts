@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';

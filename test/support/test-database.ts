@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
 import type { Database } from '../../src/db/engine.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import type { PostgresClient } from '../../src/db/postgres/client.ts';
-import { openPostgres } from '../../src/db/postgres/open.ts';
+import type { PostgresClient } from '../../src/postgres/client.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
 import { MIGRATED_TEMPLATE } from './postgres-template.ts';
 import { clusterUrl, TEST_ENGINE, type TestEngine } from './test-engine.ts';
 

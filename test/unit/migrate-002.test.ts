@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
 import { DEFAULT_SQL_DIR, migrate } from '../../src/db/migrate.ts';
-import { createSqliteStorage } from '../../src/db/sqlite-storage.ts';
+import { createSqliteStorage } from '../../src/sqlite/storage.ts';
 
 // A database as the previous version (schema 1) left it: migrated by 001 only, rows written with
 // that version's own INSERT statements, ids with gaps (rows inserted with explicit ids, as a

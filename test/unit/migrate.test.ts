@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
-import { openDatabase, schemaVersion } from '../../src/db/database.ts';
+import { openDatabase, schemaVersion } from '../../src/sqlite/database.ts';
 import { DEFAULT_SQL_DIR, latestVersion, MigrationError, migrate, readMigrations } from '../../src/db/migrate.ts';
 
 const folders: string[] = [];

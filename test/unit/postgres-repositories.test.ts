@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { PostgresClient, SqlRunner } from '../../src/db/postgres/client.ts';
-import { migratePostgres } from '../../src/db/postgres/migrate.ts';
-import { openPostgres } from '../../src/db/postgres/open.ts';
+import type { PostgresClient, SqlRunner } from '../../src/postgres/client.ts';
+import { migratePostgres } from '../../src/postgres/migrate.ts';
+import { openPostgres } from '../../src/postgres/open.ts';
 import { StorageUnavailableError } from '../../src/db/errors.ts';
-import { createPostgresStorage } from '../../src/db/postgres/storage.ts';
+import { createPostgresStorage } from '../../src/postgres/storage.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
-import { createPostgresProductRepository } from '../../src/products/postgres-repository.ts';
-import { createPostgresWorkspaceRepository } from '../../src/workspaces/postgres-repository.ts';
+import { createPostgresProductRepository } from '../../src/postgres/products.ts';
+import { createPostgresWorkspaceRepository } from '../../src/postgres/workspaces.ts';
 import { repositoryContract } from '../support/repository-contract.ts';
 
 // The same contract as SQLite's, on a real PostgreSQL: every test gets a database of its own.

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { createSqliteStorage } from '../../src/db/sqlite-storage.ts';
+import { createSqliteStorage } from '../../src/sqlite/storage.ts';
 import { repositoryContract } from '../support/repository-contract.ts';
 
 /** A migrated in-memory database whose prepare() calls are recorded. */

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { openDatabase } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
 import { StorageBusyError } from '../../src/db/errors.ts';
-import { WriteBatcher } from '../../src/db/write-batcher.ts';
+import { WriteBatcher } from '../../src/sqlite/write-batcher.ts';
 
 function fileDatabase(t: { after(fn: () => void): void }): { db: DatabaseSync; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-batcher-'));

@@ -1,9 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { createSqliteIdempotencyRepository } from '../idempotency/sqlite-repository.ts';
-import { createSqliteProductRepository } from '../products/sqlite-repository.ts';
-import { createSqliteReadinessRepository } from '../readiness/sqlite-repository.ts';
-import { createSqliteWorkspaceRepository } from '../workspaces/sqlite-repository.ts';
-import type { Repositories, Storage } from './storage.ts';
+import { createSqliteIdempotencyRepository } from './idempotency.ts';
+import { createSqliteProductRepository } from './products.ts';
+import { createSqliteReadinessRepository } from './readiness.ts';
+import { createSqliteWorkspaceRepository } from './workspaces.ts';
+import type { Repositories, Storage } from '../db/storage.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
 export interface SqliteStorageOptions {

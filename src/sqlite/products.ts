@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import type { Product } from './model.ts';
-import type { ProductRepository } from './repository.ts';
-import { PRODUCT_COLUMNS, productFromRow } from './rows.ts';
+import type { Product } from '../products/model.ts';
+import type { ProductRepository } from '../products/repository.ts';
+import { PRODUCT_COLUMNS, productFromRow } from '../products/rows.ts';
 
 const COLUMNS = PRODUCT_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];

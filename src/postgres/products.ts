@@ -1,8 +1,8 @@
-import type { SqlRunner } from '../db/postgres/client.ts';
-import { asNumber, isoText } from '../db/postgres/sql.ts';
-import type { Product } from './model.ts';
-import type { ProductRepository } from './repository.ts';
-import { PRODUCT_COLUMNS, productFromRow } from './rows.ts';
+import type { SqlRunner } from './client.ts';
+import { asNumber, isoText } from './sql.ts';
+import type { Product } from '../products/model.ts';
+import type { ProductRepository } from '../products/repository.ts';
+import { PRODUCT_COLUMNS, productFromRow } from '../products/rows.ts';
 
 // The times are formatted by the server into the text SQLite stores (see isoText).
 const COLUMNS = PRODUCT_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { IdempotencyRepository } from './repository.ts';
+import type { IdempotencyRepository } from '../idempotency/repository.ts';
 
 /** Idempotency records on node:sqlite; the write transaction's IMMEDIATE lock already serialises keys. */
 export function createSqliteIdempotencyRepository(db: DatabaseSync): IdempotencyRepository {

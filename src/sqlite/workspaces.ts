@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import type { Workspace } from './model.ts';
-import type { WorkspaceRepository } from './repository.ts';
-import { WORKSPACE_COLUMNS, workspaceFromRow } from './rows.ts';
+import type { Workspace } from '../workspaces/model.ts';
+import type { WorkspaceRepository } from '../workspaces/repository.ts';
+import { WORKSPACE_COLUMNS, workspaceFromRow } from '../workspaces/rows.ts';
 
 const COLUMNS = WORKSPACE_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];

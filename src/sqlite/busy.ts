@@ -1,4 +1,4 @@
-import { StorageBusyError } from './errors.ts';
+import { StorageBusyError } from '../db/errors.ts';
 
 const SQLITE_BUSY = 5;
 

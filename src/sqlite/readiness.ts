@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { ReadinessRepository } from './repository.ts';
+import type { ReadinessRepository } from '../readiness/repository.ts';
 
 /** Readiness on node:sqlite: PRAGMA user_version, read together with a table page. */
 export function createSqliteReadinessRepository(db: DatabaseSync): ReadinessRepository {

@@ -1,5 +1,5 @@
-import type { SqlRunner } from '../db/postgres/client.ts';
-import type { IdempotencyRepository } from './repository.ts';
+import type { SqlRunner } from './client.ts';
+import type { IdempotencyRepository } from '../idempotency/repository.ts';
 
 /**
  * Idempotency records on PostgreSQL. `find` first takes a transaction-scoped advisory lock on the

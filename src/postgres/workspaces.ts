@@ -1,8 +1,8 @@
-import type { SqlRunner } from '../db/postgres/client.ts';
-import { asNumber, isoText } from '../db/postgres/sql.ts';
-import type { Workspace } from './model.ts';
-import type { WorkspaceRepository } from './repository.ts';
-import { WORKSPACE_COLUMNS, workspaceFromRow } from './rows.ts';
+import type { SqlRunner } from './client.ts';
+import { asNumber, isoText } from './sql.ts';
+import type { Workspace } from '../workspaces/model.ts';
+import type { WorkspaceRepository } from '../workspaces/repository.ts';
+import { WORKSPACE_COLUMNS, workspaceFromRow } from '../workspaces/rows.ts';
 
 // The times are formatted by the server into the text SQLite stores (see isoText).
 const COLUMNS = WORKSPACE_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');

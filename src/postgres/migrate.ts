@@ -1,4 +1,4 @@
-import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, type Migration, MigrationError, type MigrationResult, readMigrations } from '../migrations.ts';
+import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, type Migration, MigrationError, type MigrationResult, readMigrations } from '../db/migrations.ts';
 import type { PostgresClient, SqlRunner } from './client.ts';
 import { sqlState } from './errors.ts';
 

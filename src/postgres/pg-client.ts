@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StorageUnavailableError } from '../errors.ts';
+import { StorageUnavailableError } from '../db/errors.ts';
 import type { PoolStats, PostgresClient, SqlRunner } from './client.ts';
 import { isServerUnavailable, sqlState } from './errors.ts';
 

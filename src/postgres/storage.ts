@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPostgresIdempotencyRepository } from '../../idempotency/postgres-repository.ts';
-import { createPostgresProductRepository } from '../../products/postgres-repository.ts';
-import { createPostgresReadinessRepository } from '../../readiness/postgres-repository.ts';
-import { createPostgresWorkspaceRepository } from '../../workspaces/postgres-repository.ts';
-import { StorageBusyError } from '../errors.ts';
-import type { Repositories, Storage } from '../storage.ts';
+import { createPostgresIdempotencyRepository } from './idempotency.ts';
+import { createPostgresProductRepository } from './products.ts';
+import { createPostgresReadinessRepository } from './readiness.ts';
+import { createPostgresWorkspaceRepository } from './workspaces.ts';
+import { StorageBusyError } from '../db/errors.ts';
+import type { Repositories, Storage } from '../db/storage.ts';
 import type { PostgresClient, SqlRunner } from './client.ts';
 import { isRetryable } from './errors.ts';
 

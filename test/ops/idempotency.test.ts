@@ -12,6 +12,7 @@ after(() => server.stop());
 
 const products = (): string => `${server.url}/api/products`;
 const countRows = (table: string, where?: string): Promise<number> => server.database.countRows(table, where);
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 test('a retry with the same key and body replays the stored response and creates nothing', async () => {
   const before = await countRows('products');
@@ -98,6 +99,30 @@ test('a control character in the key never creates anything', async () => {
   const response = await connection.next();
   connection.socket.destroy();
   assert.equal(response.status, 400);
+});
+
+test('a key lives 24 hours from its first request: replayed a minute before, a new write a millisecond after', async () => {
+  const sentAt = Date.now();
+  const first = await postJson(products(), PRODUCT, { 'idempotency-key': 'lifetime-1' });
+  const answeredAt = Date.now();
+  assert.equal(first.status, 201);
+  const firstBody = await first.text();
+  const [[stored] = []] = await server.database.sql("SELECT expires_at FROM idempotency_keys WHERE key = 'lifetime-1'");
+  const expiresAt = Number(stored);
+  assert.ok(expiresAt >= sentAt + DAY_MS && expiresAt <= answeredAt + DAY_MS, `stored to expire ${expiresAt - answeredAt} ms after the answer`);
+  // Age the record behind the server's back to one minute before the end of its day.
+  await server.database.sql(`UPDATE idempotency_keys SET expires_at = expires_at - ${DAY_MS - 60_000} WHERE key = 'lifetime-1'`);
+  const replay = await postJson(products(), PRODUCT, { 'idempotency-key': 'lifetime-1' });
+  assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+  assert.equal(await replay.text(), firstBody);
+  // And past it: the record now ends a millisecond before the first request was sent.
+  await server.database.sql("UPDATE idempotency_keys SET expires_at = expires_at - 60001 WHERE key = 'lifetime-1'");
+  const before = await countRows('products');
+  const afresh = await postJson(products(), PRODUCT, { 'idempotency-key': 'lifetime-1' });
+  assert.equal(afresh.status, 201);
+  assert.equal(afresh.headers.get('idempotent-replayed'), null);
+  assert.notEqual(await afresh.text(), firstBody);
+  assert.equal(await countRows('products'), before + 1);
 });
 
 test('an expired key (24 h) is purged by later writes and may be used afresh', async () => {

@@ -46,35 +46,41 @@ test('a known path with another method is 405 with Allow', async () => {
   }
 });
 
+// Per-response and hop-by-hop headers (undici asks to close after a HEAD) aside.
+const DIFFERING = ['date', 'x-request-id', 'connection', 'keep-alive'];
+const headersOf = (response: Response): [string, string][] => [...response.headers].filter(([name]) => !DIFFERING.includes(name));
+
+/** GETs and HEADs `path`: the same status and headers, no body, and the GET's length; resolves with the GET's status and body. */
+async function assertHeadMatchesGet(path: string): Promise<{ status: number; body: string }> {
+  const get = await fetch(`${server.url}${path}`);
+  const body = Buffer.from(await get.arrayBuffer());
+  const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
+  assert.equal(head.status, get.status, path);
+  assert.equal((await head.arrayBuffer()).byteLength, 0, path);
+  assert.deepEqual(headersOf(head), headersOf(get), path);
+  assert.equal(head.headers.get('content-length'), String(body.byteLength), path);
+  return { status: get.status, body: body.toString('utf8') };
+}
+
 test('HEAD on every GET route has the GET status and headers and no body', async () => {
   const paths = ['/api/ping', '/api/products', `/api/products/${productId}`, '/api/workspaces', `/api/workspaces/${workspaceId}`, '/api/products?limit=1', '/api/products/999999', '/api/products?limit=0'];
-  for (const path of paths) {
-    const get = await fetch(`${server.url}${path}`);
-    const getBody = await get.arrayBuffer();
-    const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
-    assert.equal(head.status, get.status, path);
-    assert.equal((await head.arrayBuffer()).byteLength, 0, path);
-    // Per-response and hop-by-hop headers (undici asks to close after a HEAD) aside.
-    const differing = ['date', 'x-request-id', 'connection', 'keep-alive'];
-    const headersOf = (response: Response) => [...response.headers].filter(([name]) => !differing.includes(name));
-    assert.deepEqual(headersOf(head), headersOf(get), path);
-    assert.equal(head.headers.get('content-length'), String(getBody.byteLength), path);
+  for (const path of paths) await assertHeadMatchesGet(path);
+});
+
+test('GET and HEAD /api/openapi.json: 200, the OpenAPI 3.1 document, and a HEAD that matches it', async () => {
+  const { status, body } = await assertHeadMatchesGet('/api/openapi.json');
+  assert.equal(status, 200);
+  assert.match((JSON.parse(body) as { openapi: string }).openapi, /^3\.1\./);
+});
+
+test('every route the app serves answers HEAD as it answers GET', async () => {
+  const getRoutes = server.app.routes.filter((route) => route.method === 'GET').map((route) => route.pattern);
+  // The routes the README lists are among them, so this loop cannot pass by running over nothing.
+  for (const pattern of ['/api/ping', '/api/openapi.json', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}']) {
+    assert.ok(getRoutes.includes(pattern), `GET ${pattern} is not served`);
   }
-});
-
-test('HEAD on /api/openapi.json matches its GET when that route exists', async () => {
-  const get = await fetch(`${server.url}/api/openapi.json`);
-  await get.arrayBuffer();
-  const head = await fetch(`${server.url}/api/openapi.json`, { method: 'HEAD' });
-  assert.equal(head.status, get.status);
-  assert.equal(head.headers.get('content-length'), get.headers.get('content-length'));
-});
-
-test('every route the app serves answers HEAD when it answers GET', async () => {
-  for (const { method, pattern } of server.app.routes) {
-    if (method !== 'GET') continue;
-    const path = pattern.replace('{id}', '1');
-    const head = await fetch(`${server.url}${path}`, { method: 'HEAD' });
-    assert.notEqual(head.status, 405, path);
+  for (const pattern of getRoutes) {
+    const path = pattern.replace('{id}', String(pattern.startsWith('/api/workspaces/') ? workspaceId : productId));
+    await assertHeadMatchesGet(path);
   }
 });

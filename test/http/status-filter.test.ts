@@ -79,9 +79,25 @@ test('a cursor issued under one filter is 400 invalid_query under another filter
     const problem = await assertProblem(response, 400, 'invalid_query', '/api/products');
     assert.equal((problem['errors'] as { parameter: string }[])[0]?.parameter, 'cursor');
   }
-  assert.equal((await fetch(`${server.url}/api/products?cursor=${archived}&status=2`)).status, 200);
+  // Under its own filter the cursor goes on where it stopped: the rest of the archived products.
+  const rest = await fetch(`${server.url}/api/products?cursor=${archived}&status=2`);
+  assert.equal(rest.status, 200);
+  assert.equal(rest.headers.get('link'), null);
+  const items = (await rest.json()) as { id: number; status: number }[];
+  assert.deepEqual(items.map((item) => item.id), byStatus[2].slice(2));
+  assert.deepEqual(new Set(items.map((item) => item.status)), new Set([2]));
 });
 
 test('workspaces ignore a status parameter, as any unknown parameter', async () => {
-  assert.equal((await fetch(`${server.url}/api/workspaces?status=9`)).status, 200);
+  for (const name of ['Acme', 'Globex']) {
+    const created = await postJson(`${server.url}/api/workspaces`, { name });
+    assert.equal(created.status, 201);
+    await created.arrayBuffer();
+  }
+  const unfiltered = await fetch(`${server.url}/api/workspaces`);
+  const listed = (await unfiltered.json()) as { name: string }[];
+  assert.deepEqual(listed.map((workspace) => workspace.name), ['Globex', 'Acme']);
+  const ignored = await fetch(`${server.url}/api/workspaces?status=9`);
+  assert.equal(ignored.status, 200);
+  assert.deepEqual(await ignored.json(), listed);
 });

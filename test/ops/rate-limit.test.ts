@@ -153,6 +153,26 @@ describe('rate limit of 1 per 1 s: waiting Retry-After, or one silent window, is
   });
 });
 
+describe('the server tracks many clients at once (README: at most 100,000; the least recently seen is forgotten beyond)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_RATE_LIMIT: '1', SVC_RATE_LIMIT_WINDOW_S: '60', SVC_TRUST_PROXY: '127.0.0.1' });
+  });
+  after(() => server.stop());
+
+  const statusFrom = async (client: string): Promise<number> => {
+    const response = await fetch(`${server.url}/api/products`, { headers: { 'x-forwarded-for': client } });
+    await response.arrayBuffer();
+    return response.status;
+  };
+
+  test('a refused client is still refused after 1,000 other clients were seen', async () => {
+    assert.deepEqual([await statusFrom('198.51.100.50'), await statusFrom('198.51.100.50')], [200, 429]);
+    for (let n = 0; n < 1000; n++) assert.equal(await statusFrom(`10.0.${n >> 8}.${n & 255}`), 200);
+    assert.equal(await statusFrom('198.51.100.50'), 429, 'the first client was forgotten: it bought a fresh quota');
+  });
+});
+
 describe('rate limiting without a trusted proxy', () => {
   let server: TestServer;
   before(async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { test } from 'node:test';
-import { RateLimiter } from '../../src/http/rate-limit.ts';
+import { RateLimiter, rateLimitGuard } from '../../src/http/rate-limit.ts';
 
 function limiterAt(limit: number, windowMs: number, maxClients?: number): { limiter: RateLimiter; clock: { now: number } } {
   const clock = { now: 1_000_000 };
@@ -130,4 +132,48 @@ test('memory is bounded: beyond maxClients the least recently seen client is for
   assert.equal(limiter.take('b').allowed, true);
   for (let i = 0; i < 10_000; i++) limiter.take(`client-${i}`);
   assert.equal(limiter.size, 3);
+});
+
+// README, Rate limits, Memory: "At most 100,000 clients are tracked; beyond that the least recently
+// seen is forgotten." A smaller cap would let a client buy a fresh quota by waiting for a few others.
+const DOCUMENTED_CAP = 100_000;
+const addressOf = (n: number): string => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+/**
+ * With a limit of 1, `allowed(n)` says whether client n is unknown to the limiter (and counts it).
+ * Fills the limiter with clients 0..cap−1, then checks that all of them are still tracked and that
+ * client cap evicts exactly the least recently seen.
+ */
+function assertCapOf(cap: number, allowed: (n: number) => boolean, size: () => number | null): void {
+  for (let n = 0; n < cap; n++) assert.equal(allowed(n), true);
+  if (size() !== null) assert.equal(size(), cap);
+  // Client 0, the least recently seen, is still tracked: refused (and now the most recently seen).
+  assert.equal(allowed(0), false, `client 0 was forgotten with only ${cap} clients tracked`);
+  assert.equal(allowed(cap), true);
+  if (size() !== null) assert.equal(size(), cap);
+  // One beyond the cap: client 2, next in line, is still tracked, but client 1, the least recently
+  // seen, was forgotten and starts afresh.
+  assert.equal(allowed(2), false, `client 2 was forgotten with only ${cap} clients tracked`);
+  assert.equal(allowed(1), true, `client 1 was not forgotten beyond ${cap} clients`);
+}
+
+test('by default 100,000 clients are tracked, and the least recently seen is forgotten only beyond them', () => {
+  const { limiter } = limiterAt(1, 60_000);
+  assertCapOf(DOCUMENTED_CAP, (n) => limiter.take(addressOf(n)).allowed, () => limiter.size);
+});
+
+test('the guard the app uses keeps the same default of 100,000 clients', () => {
+  const guard = rateLimitGuard(1, 60);
+  assert.ok(guard !== null);
+  const response = new ServerResponse(new IncomingMessage(new Socket()));
+  const allowed = (n: number): boolean => {
+    try {
+      guard(response, addressOf(n));
+      return true;
+    } catch (error) {
+      assert.equal((error as { code?: unknown }).code, 'rate_limited');
+      return false;
+    }
+  };
+  assertCapOf(DOCUMENTED_CAP, allowed, () => null);
 });

@@ -71,8 +71,15 @@ async function change(url: string, attempt: Attempt, random: Random): Promise<vo
   attempt.change.ack = (await response.json()) as Record<string, unknown>;
 }
 
-// One writer: creates one product after another, changing some of them, until the server dies under it.
-async function writer(url: string, round: number, id: number, random: Random, attempts: Attempt[]): Promise<void> {
+/** A request that got no answer: when (performance.now()) and what the client saw. */
+interface Failure {
+  at: number;
+  error: unknown;
+}
+
+// One writer: creates one product after another, changing some of them, until a request gets no
+// answer (the server was killed; killUnderLoad checks that it was the kill, not a death of its own).
+async function writer(url: string, round: number, id: number, random: Random, attempts: Attempt[], failures: Failure[]): Promise<void> {
   for (let n = 0; n < 100_000; n++) {
     const name = `crash r${round} w${id} n${n} ${random.int(1e9)}`;
     const key = random.chance(0.4) ? `crash-${round}-${id}-${n}` : null;
@@ -85,8 +92,29 @@ async function writer(url: string, round: number, id: number, random: Random, at
       if (random.chance(0.3)) await change(url, attempt, random);
     } catch (error) {
       if (/^(create|change) answered/.test((error as Error).message)) throw error;
-      return; // the server was killed: this attempt is in doubt, and the writer stops
+      failures.push({ at: performance.now(), error });
+      return; // this attempt is in doubt, and the writer stops
     }
+  }
+}
+
+/**
+ * SIGKILLs a server that must still be running under `writers`, and proves that the kill is what
+ * ended it: it ended by SIGKILL, and every request that got no answer failed after the signal was
+ * sent, as a lost connection. A server that died by itself must never read as killed.
+ */
+async function killUnderLoad(server: SpawnedServer, writers: readonly Promise<void>[], failures: readonly Failure[]): Promise<void> {
+  assert.equal(server.child.exitCode ?? server.child.signalCode, null, `the server died by itself before the kill: ${server.stderr()}`);
+  const killedAt = performance.now();
+  const exit = await server.kill('SIGKILL');
+  assert.deepEqual(exit, { code: null, signal: 'SIGKILL' }, `the server ended by itself, not by the kill: ${server.stderr()}`);
+  await Promise.all(writers);
+  assert.equal(failures.length, writers.length, 'every writer ends with the request the kill left unanswered');
+  for (const { at, error } of failures) {
+    const seen = `${String(error)} (${String((error as Error).cause ?? 'no cause')})`;
+    assert.ok(at >= killedAt, `a request failed ${(killedAt - at).toFixed(1)} ms before the kill: ${seen}; stderr: ${server.stderr()}`);
+    // undici reports a lost connection as a TypeError ("fetch failed", "terminated"); anything else is a bug.
+    assert.ok(error instanceof TypeError, `a request failed otherwise than by a lost connection: ${seen}`);
   }
 }
 
@@ -171,10 +199,10 @@ export async function runCrashRounds(options: CrashOptions): Promise<CrashFigure
     for (let round = 0; round < options.kills; round++) {
       server = await spawnServer(env, dirname(dbPath));
       const attempts: Attempt[] = [];
-      const writers = Array.from({ length: options.writers ?? 8 }, (_, id) => writer(server!.url, round, id, random, attempts));
+      const failures: Failure[] = [];
+      const writers = Array.from({ length: options.writers ?? 8 }, (_, id) => writer(server!.url, round, id, random, attempts, failures));
       await sleep(random.between(50, 600));
-      await server.kill('SIGKILL');
-      await Promise.all(writers);
+      await killUnderLoad(server, writers, failures);
       figures.kills++;
       const acked = attempts.filter((a) => a.ack !== null).length;
       figures.attempted += attempts.length;
@@ -186,7 +214,7 @@ export async function runCrashRounds(options: CrashOptions): Promise<CrashFigure
       await verifyAcknowledged(server.url, all);
       await retryInDoubt(server, dbPath, attempts, figures);
       await verifyAcknowledged(server.url, attempts);
-      await server.kill('SIGTERM');
+      assert.deepEqual(await server.kill('SIGTERM'), { code: 0, signal: null }, `a SIGTERM must end the server cleanly: ${server.stderr()}`);
       all.push(...attempts);
       const changes = attempts.filter((a) => a.change !== undefined).length;
       options.log?.(`kill ${round + 1}/${options.kills}: ${attempts.length} creates and ${changes} changes sent, ${acked} creates acknowledged before the kill`);

@@ -5,6 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 const SERVE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'serve.js');
 
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** `bin/serve.js` running as a child process, as an operator would run it. */
 export interface SpawnedServer {
   url: string;
@@ -13,8 +19,10 @@ export interface SpawnedServer {
   /** Every stdout line so far (one JSON object each). */
   readonly stdout: string[];
   readonly stderr: () => string;
-  /** Sends `signal` and resolves once the process has exited. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Resolves once the process has exited, however that came about. */
+  exited: Promise<ProcessExit>;
+  /** Sends `signal` (unless the process has already exited) and resolves with how it ended. */
+  kill(signal?: NodeJS.Signals): Promise<ProcessExit>;
 }
 
 // The caller's own SVC_* variables must not leak into a test server.
@@ -33,7 +41,7 @@ export function spawnServer(env: Record<string, string>, cwd: string, keep: Keep
   const stdout: string[] = [];
   let stderr = '';
   let partial = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   child.stderr.setEncoding('utf8').on('data', (text: string) => {
     stderr += text;
   });
@@ -70,9 +78,10 @@ export function spawnServer(env: Record<string, string>, cwd: string, keep: Keep
       child,
       stdout,
       stderr: () => stderr,
+      exited,
       async kill(signal = 'SIGKILL') {
         if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-        await exited;
+        return exited;
       },
     };
   }

@@ -5,8 +5,13 @@ import { allSamples, type ParsedFamily, parseExposition, valueOf } from './expos
 export interface Scrape {
   text: string;
   families: Map<string, ParsedFamily>;
-  /** The value of one series, 0 when the series does not exist yet. */
+  /** The value of one series; a series that is missing fails the test (it is not read as 0). */
   value(name: string, labels?: Readonly<Record<string, string>>): number;
+  /**
+   * A counter's value before the requests a test counts: 0 when its series does not exist yet, as
+   * a labelled series appears with its first increment. Only for such baselines; read results with value().
+   */
+  baseline(name: string, labels?: Readonly<Record<string, string>>): number;
   /** How many samples the scrape holds. */
   size: number;
 }
@@ -21,7 +26,12 @@ export async function scrape(metricsUrl: string): Promise<Scrape> {
   return {
     text,
     families,
-    value: (name, labels = {}) => valueOf(families, name, labels) ?? 0,
+    value: (name, labels = {}) => {
+      const value = valueOf(families, name, labels);
+      assert.ok(value !== undefined, `no series ${name}${JSON.stringify(labels)} in the scrape`);
+      return value;
+    },
+    baseline: (name, labels = {}) => valueOf(families, name, labels) ?? 0,
     size: allSamples(families).length,
   };
 }

@@ -6,7 +6,7 @@ import { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
-import type { WriteDeps } from './http/create-handler.ts';
+import type { WriteDeps } from './http/write-input.ts';
 import { HttpError } from './http/errors.ts';
 import { checkHostHeader } from './http/host-header.ts';
 import type { Handler, Reply, RequestContext } from './http/reply.ts';

@@ -20,7 +20,7 @@ export const ERRORS = {
   product_archived: { status: 409, detail: 'An archived product can only change its status; unarchive it to edit it.' },
   precondition_failed: { status: 412, detail: 'If-Match matches no current entity tag of this resource; nothing was changed.' },
   payload_too_large: { status: 413, detail: 'The request body is larger than the limit.' },
-  unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json (PATCH: or application/merge-patch+json).' },
+  unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json (PATCH: or application/merge-patch+json), with no content coding.' },
   validation_failed: { status: 422, detail: 'The request body has invalid fields.' },
   idempotency_key_reused: { status: 422, detail: 'This Idempotency-Key was used with a different request body.' },
   rate_limited: { status: 429, detail: 'Too many requests; retry later.' },

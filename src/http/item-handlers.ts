@@ -1,11 +1,10 @@
 import type { Repositories } from '../db/storage.ts';
 import type { ChangeOutcome, Precondition, RemoveOutcome, Versioned } from '../shared/changes.ts';
 import type { Validated } from '../shared/validation.ts';
-import { isJsonContentType, parseJson, readBody } from './body.ts';
 import { entityTag, ifMatch, ifNoneMatchHits } from './conditional.ts';
-import { validationFailed, type WriteDeps } from './create-handler.ts';
 import { type ErrorCode, HttpError } from './errors.ts';
 import { type Handler, parseId, type Reply, type RequestContext } from './reply.ts';
+import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.ts';
 
 // RFC 7396's media type, and plain JSON with the same meaning (README: PATCH).
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
@@ -54,11 +53,10 @@ export function patchHandler<T extends Versioned, P, R extends string = never>(
 ): Handler {
   return async (ctx) => {
     const id = idOf(ctx, spec.noun);
-    if (!isJsonContentType(ctx.req.headers['content-type'], PATCH_TYPES)) throw new HttpError('unsupported_media_type');
+    checkBodyHeaders(ctx.req, PATCH_TYPES);
     const precondition = ifMatch(ctx.req.headers['if-match']);
-    const result = spec.validate(parseJson(await readBody(ctx.req, deps.bodyLimitBytes)));
-    if (!result.ok) throw validationFailed(result);
-    const outcome = await deps.storage.transaction((tx) => spec.change(tx, id, result.value, precondition));
+    const { input } = await readValidated(ctx.req, deps.bodyLimitBytes, spec.validate);
+    const outcome = await deps.storage.transaction((tx) => spec.change(tx, id, input, precondition));
     if (outcome.kind === 'changed' || outcome.kind === 'unchanged') return representation(spec, (outcome as { resource: T }).resource);
     if (outcome.kind === 'not_found') throw notFound(spec.noun);
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { assertProblem } from '../support/assertions.ts';
+import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+
+// RFC 9110 §13.2.2 on every method of one resource (API.md §3a): If-Match first (strong comparison),
+// then If-None-Match (weak comparison); If-Unmodified-Since and If-Modified-Since are ignored.
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.stop());
+
+const RESOURCES = {
+  products: { table: 'products', body: { name: 'Lamp', priceInCents: 1 } },
+  workspaces: { table: 'workspaces', body: { name: 'Acme' } },
+} as const;
+type Resource = keyof typeof RESOURCES;
+
+// Each header value as a function of the current tag, and whether it names that tag (for If-Match,
+// by strong comparison; for If-None-Match, by weak comparison).
+const IF_MATCH: readonly { label: string; value: (tag: string) => string | undefined; passes: boolean }[] = [
+  { label: 'absent', value: () => undefined, passes: true },
+  { label: 'current', value: (tag) => tag, passes: true },
+  { label: 'a list holding current', value: (tag) => `"0", ${tag}`, passes: true },
+  { label: '*', value: () => '*', passes: true },
+  { label: 'stale', value: () => '"0"', passes: false },
+  { label: 'weak current', value: (tag) => `W/${tag}`, passes: false },
+];
+const IF_NONE_MATCH: readonly { label: string; value: (tag: string) => string | undefined; hits: boolean }[] = [
+  { label: 'absent', value: () => undefined, hits: false },
+  { label: 'stale', value: () => '"0", W/"999"', hits: false },
+  { label: 'current', value: (tag) => tag, hits: true },
+  { label: 'weak current', value: (tag) => `W/${tag}`, hits: true },
+  { label: 'a list holding current', value: (tag) => `"0" , ${tag}`, hits: true },
+  { label: '*', value: () => '*', hits: true },
+];
+
+interface Stored {
+  url: string;
+  path: string;
+  tag: string;
+  body: unknown;
+}
+
+async function create(resource: Resource): Promise<Stored> {
+  const response = await postJson(`${server.url}/api/${resource}`, RESOURCES[resource].body);
+  assert.equal(response.status, 201);
+  const path = response.headers.get('location') ?? '';
+  return { url: `${server.url}${path}`, path, tag: response.headers.get('etag') ?? '', body: await response.json() };
+}
+
+function conditions(tag: string, ifMatch: (typeof IF_MATCH)[number], ifNoneMatch: (typeof IF_NONE_MATCH)[number]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const match = ifMatch.value(tag);
+  const noneMatch = ifNoneMatch.value(tag);
+  if (match !== undefined) headers['if-match'] = match;
+  if (noneMatch !== undefined) headers['if-none-match'] = noneMatch;
+  return headers;
+}
+
+// The resource is exactly as it was, and the table holds as many rows as before.
+async function assertUnchanged(resource: Resource, stored: Stored, rows: number, at: string): Promise<void> {
+  const now = await fetch(stored.url);
+  assert.equal(now.status, 200, `${at}: still there`);
+  assert.equal(now.headers.get('etag'), stored.tag, `${at}: same ETag`);
+  assert.deepEqual(await now.json(), stored.body, `${at}: same representation`);
+  assert.equal(await server.database.countRows(RESOURCES[resource].table), rows, `${at}: same number of rows`);
+}
+
+for (const resource of Object.keys(RESOURCES) as Resource[]) {
+  for (const method of ['GET', 'HEAD'] as const) {
+    test(`${resource}: ${method} evaluates If-Match, then If-None-Match: 412, 304 or 200`, async () => {
+      const stored = await create(resource);
+      for (const ifMatch of IF_MATCH) {
+        for (const ifNoneMatch of IF_NONE_MATCH) {
+          const at = `${method} If-Match ${ifMatch.label}, If-None-Match ${ifNoneMatch.label}`;
+          const response = await fetch(stored.url, { method, headers: conditions(stored.tag, ifMatch, ifNoneMatch) });
+          const expected = !ifMatch.passes ? 412 : ifNoneMatch.hits ? 304 : 200;
+          assert.equal(response.status, expected, at);
+          if (expected === 412 && method === 'GET') {
+            await assertProblem(response, 412, 'precondition_failed', stored.path);
+            continue;
+          }
+          if (expected === 412) assert.equal(response.headers.get('content-type'), 'application/problem+json', at);
+          else assert.equal(response.headers.get('etag'), stored.tag, at);
+          const text = await response.text();
+          if (expected === 200 && method === 'GET') assert.deepEqual(JSON.parse(text), stored.body, at);
+          else assert.equal(text, '', `${at}: no body`);
+        }
+      }
+    });
+  }
+
+  test(`${resource}: PATCH evaluates If-Match, then If-None-Match; a failure is 412 and changes nothing`, async () => {
+    for (const ifMatch of IF_MATCH) {
+      for (const ifNoneMatch of IF_NONE_MATCH) {
+        const at = `PATCH If-Match ${ifMatch.label}, If-None-Match ${ifNoneMatch.label}`;
+        const stored = await create(resource);
+        const rows = await server.database.countRows(RESOURCES[resource].table);
+        const response = await patchJson(stored.url, { name: 'Renamed' }, conditions(stored.tag, ifMatch, ifNoneMatch));
+        if (ifMatch.passes && !ifNoneMatch.hits) {
+          assert.equal(response.status, 200, at);
+          assert.equal(((await response.json()) as { name: string }).name, 'Renamed');
+          assert.notEqual(response.headers.get('etag'), stored.tag, `${at}: the ETag moved`);
+          continue;
+        }
+        await assertProblem(response, 412, 'precondition_failed', stored.path);
+        await assertUnchanged(resource, stored, rows, at);
+      }
+    }
+  });
+
+  test(`${resource}: DELETE evaluates If-Match, then If-None-Match; a failure is 412 and deletes nothing`, async () => {
+    for (const ifMatch of IF_MATCH) {
+      for (const ifNoneMatch of IF_NONE_MATCH) {
+        const at = `DELETE If-Match ${ifMatch.label}, If-None-Match ${ifNoneMatch.label}`;
+        const stored = await create(resource);
+        const rows = await server.database.countRows(RESOURCES[resource].table);
+        const response = await fetch(stored.url, { method: 'DELETE', headers: conditions(stored.tag, ifMatch, ifNoneMatch) });
+        if (ifMatch.passes && !ifNoneMatch.hits) {
+          assert.equal(response.status, 204, at);
+          assert.equal((await fetch(stored.url)).status, 404, `${at}: deleted`);
+          assert.equal(await server.database.countRows(RESOURCES[resource].table), rows - 1, `${at}: one row fewer`);
+          continue;
+        }
+        await assertProblem(response, 412, 'precondition_failed', stored.path);
+        await assertUnchanged(resource, stored, rows, at);
+      }
+    }
+  });
+
+  test(`${resource}: a resource that does not exist is 404 on every method, whatever the preconditions say`, async () => {
+    const gone = await create(resource);
+    assert.equal((await fetch(gone.url, { method: 'DELETE' })).status, 204);
+    for (const headers of [{ 'if-match': '*' }, { 'if-match': gone.tag }, { 'if-none-match': '*' }, { 'if-none-match': gone.tag }, { 'if-match': '"0"', 'if-none-match': '*' }]) {
+      for (const method of ['GET', 'HEAD', 'PATCH', 'DELETE']) {
+        const init = method === 'PATCH' ? { method, headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"x"}' } : { method, headers };
+        const response = await fetch(gone.url, init);
+        assert.equal(response.status, 404, `${method} ${JSON.stringify(headers)}`);
+        await response.arrayBuffer();
+      }
+    }
+  });
+
+  test(`${resource}: a malformed If-Match or If-None-Match is 400 invalid_header on every method, and changes nothing`, async () => {
+    const stored = await create(resource);
+    const rows = await server.database.countRows(RESOURCES[resource].table);
+    for (const name of ['If-Match', 'If-None-Match']) {
+      for (const value of ['3', 'W/3', '"a" "b"', '*, "1"']) {
+        for (const method of ['GET', 'PATCH', 'DELETE']) {
+          const headers = { [name]: value, 'content-type': 'application/json' };
+          const response = await fetch(stored.url, method === 'PATCH' ? { method, headers, body: '{"name":"x"}' } : { method, headers });
+          const problem = await assertProblem(response, 400, 'invalid_header', stored.path);
+          assert.deepEqual((problem['errors'] as { parameter: string }[]).map((error) => error.parameter), [name], `${method} ${name}: ${value}`);
+        }
+      }
+    }
+    await assertUnchanged(resource, stored, rows, 'after malformed preconditions');
+  });
+
+  test(`${resource}: If-Unmodified-Since and If-Modified-Since are ignored (no Last-Modified is sent)`, async () => {
+    const stored = await create(resource);
+    const past = 'Sat, 01 Jan 2000 00:00:00 GMT';
+    const future = 'Fri, 01 Jan 2100 00:00:00 GMT';
+    const read = await fetch(stored.url, { headers: { 'if-modified-since': future, 'if-unmodified-since': past } });
+    assert.equal(read.status, 200);
+    assert.equal(read.headers.get('last-modified'), null);
+    await read.arrayBuffer();
+    const patched = await patchJson(stored.url, { name: 'Later' }, { 'if-unmodified-since': past });
+    assert.equal(patched.status, 200);
+    await patched.arrayBuffer();
+  });
+
+  test(`${resource}: If-None-Match on a change is evaluated in its transaction: of concurrent PATCHes that each refuse the next version, exactly one applies`, async () => {
+    const stored = await create(resource);
+    const next = `"${Number(JSON.parse(stored.tag)) + 1}"`;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => patchJson(stored.url, { name: `Racer ${i}` }, { 'if-none-match': next })),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    await Promise.all(answers.map((answer) => answer.arrayBuffer()));
+    assert.deepEqual(statuses, [200, 412, 412, 412, 412, 412, 412, 412]);
+    assert.equal((await fetch(stored.url, { method: 'HEAD' })).headers.get('etag'), next);
+  });
+}

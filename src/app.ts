@@ -6,11 +6,12 @@ import { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
-import type { WriteDeps } from './http/create-handler.ts';
+import type { WriteDeps } from './http/write-input.ts';
 import { HttpError } from './http/errors.ts';
 import { checkHostHeader } from './http/host-header.ts';
 import type { Handler, Reply, RequestContext } from './http/reply.ts';
 import { requestIdFrom } from './http/request-id.ts';
+import { answerServerWide, parseRequestTarget, type RequestTarget, servedMethods } from './http/request-target.ts';
 import { asClientError } from './http/problem.ts';
 import { sendProblem, sendReply } from './http/respond.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
@@ -66,6 +67,7 @@ export function createApp(options: AppOptions): App {
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   addOpenApiRoutes(router, openApiOptionsFor(config));
+  const allowed = servedMethods(router.routes());
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
   const clientAddressOf = createClientAddressResolver(config.trustProxy);
   const limitRate = rateLimitGuard(config.rateLimit, config.rateLimitWindowS);
@@ -76,11 +78,12 @@ export function createApp(options: AppOptions): App {
   });
 
   // The match is made before the checks (it is pure), so even a refused request is counted under its route.
-  function route(ctx: RequestContext, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+  function route(ctx: RequestContext, target: RequestTarget, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
     if (draining) throw new HttpError('unavailable', { detail: 'The service is shutting down.', headers: { connection: 'close' } });
     checkHostHeader(ctx.req);
     // Readiness probes come from orchestrators and load balancers, not clients: never limited.
     if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, clientAddress);
+    if (target.form !== 'origin') return answerServerWide(target, ctx.method, allowed);
     if (match.kind === 'not_found') throw new HttpError('not_found');
     if (match.kind === 'method_not_allowed') {
       throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
@@ -92,13 +95,13 @@ export function createApp(options: AppOptions): App {
   const app = ((req: IncomingMessage, res: ServerResponse): void => {
     const startedAt = performance.now();
     metrics?.http.started();
-    const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
+    // Absolute form is served as its origin form, which is all the log, metrics and problems show.
+    const target = parseRequestTarget(req.url ?? '/');
     const ctx: RequestContext = {
       req,
       method: req.method ?? 'GET',
-      path: queryAt === -1 ? url : url.slice(0, queryAt),
-      query: new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)),
+      path: target.path,
+      query: new URLSearchParams(target.query),
       params: {},
       requestId: requestIdFrom(req.headers['x-request-id']),
     };
@@ -109,7 +112,7 @@ export function createApp(options: AppOptions): App {
     };
     const finish = (status: number): void => {
       count(status);
-      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url, remoteAddress, statusCode: status, startedAt });
+      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: target.logged, remoteAddress, statusCode: status, startedAt });
     };
     const fail = (thrown: unknown): void => {
       const error = asClientError(thrown);
@@ -133,7 +136,7 @@ export function createApp(options: AppOptions): App {
       finish(reply.status);
     };
     try {
-      const reply = route(ctx, res, remoteAddress, match);
+      const reply = route(ctx, target, res, remoteAddress, match);
       if (reply instanceof Promise) reply.then(succeed, fail);
       else succeed(reply);
     } catch (error) {

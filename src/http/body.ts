@@ -22,6 +22,19 @@ export function isJsonContentType(header: string | undefined, types: readonly st
   });
 }
 
+/**
+ * True when a `Content-Encoding` field applies no coding: absent, empty, or `identity` only. RFC 9110
+ * §8.4: a list of codings, case-insensitive, in the order they were applied; empty members count for
+ * nothing (§5.6.1), so `gzip, identity` is still gzip.
+ */
+export function isIdentityCoding(header: string | undefined): boolean {
+  if (header === undefined) return true;
+  return header.split(',').every((member) => {
+    const coding = member.trim().toLowerCase();
+    return coding === '' || coding === 'identity';
+  });
+}
+
 function tooLarge(limit: number): HttpError {
   return new HttpError('payload_too_large', { detail: `The request body is larger than ${limit} bytes.` });
 }

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Precondition } from '../shared/changes.ts';
 import { HttpError } from './errors.ts';
 
@@ -11,13 +12,16 @@ interface EntityTag {
   opaque: string;
 }
 
+/** `*` (any current representation) or a list of entity tags, as If-Match and If-None-Match carry them. */
+type TagList = '*' | readonly EntityTag[];
+
 // One list member and the separator after it: `*`, or `W/"…"` / `"…"` with etagc characters
 // (%x21 / %x23-7E / obs-text; a comma may stand inside the quotes), or an empty element, which
 // RFC 9110 §5.6.1 lets a list have.
 const MEMBER = /[ \t]*(?:(\*)|(W\/)?("[\x21\x23-\x7e\x80-\xff]*"))?[ \t]*(?:,|$)/y;
 
-// `*` (any current representation), or the list of tags; null when the field is malformed.
-function parseList(header: string): '*' | EntityTag[] | null {
+// `*`, or the list of tags; null when the field is malformed.
+function parseList(header: string): TagList | null {
   const tags: EntityTag[] = [];
   let any = false;
   MEMBER.lastIndex = 0;
@@ -36,35 +40,48 @@ function malformed(name: string): HttpError {
   return new HttpError('invalid_header', { detail, errors: [{ parameter: name, code: 'invalid', detail }] });
 }
 
-function fieldOf(header: string | string[] | undefined): string | undefined {
-  return Array.isArray(header) ? header.join(', ') : header;
+// Repeated header lines arrive joined by node:http, or as an array from an embedding host.
+function listOf(name: string, header: string | string[] | undefined): TagList | undefined {
+  if (header === undefined) return undefined;
+  const list = parseList(Array.isArray(header) ? header.join(', ') : header);
+  if (list === null) throw malformed(name);
+  return list;
 }
 
-const ANY_VERSION: Precondition = () => true;
+// RFC 9110 §8.8.3.2: strong comparison needs both tags strong; weak comparison ignores W/.
+function matches(list: TagList, tag: string, comparison: 'strong' | 'weak'): boolean {
+  if (list === '*') return true;
+  return list.some((member) => member.opaque === tag && (comparison === 'weak' || !member.weak));
+}
 
-/**
- * The precondition of `If-Match` (RFC 9110 §13.1.1): absent or `*`, any version; otherwise some
- * listed tag must equal the current one by strong comparison (a weak tag never matches).
- * A malformed field is 400 invalid_header: a write is never guessed into being unconditional.
- */
-export function ifMatch(header: string | string[] | undefined): Precondition {
-  const field = fieldOf(header);
-  if (field === undefined) return ANY_VERSION;
-  const list = parseList(field);
-  if (list === null) throw malformed('If-Match');
-  if (list === '*') return ANY_VERSION;
-  const strong = list.filter((tag) => !tag.weak).map((tag) => tag.opaque);
-  return (version) => strong.includes(entityTag(version));
+/** What a request's preconditions decide for a resource that exists: go on, 304, or 412. */
+export type PreconditionVerdict = 'proceed' | 'not_modified' | 'failed';
+
+/** The If-Match and If-None-Match of one request, parsed once, and the one evaluation of both. */
+export interface RequestPreconditions {
+  /** GET and HEAD: If-Match fails → `failed` (412); then If-None-Match matches → `not_modified` (304). */
+  forRead(version: number): PreconditionVerdict;
+  /** PATCH and DELETE, run against the version read for update: false (412) when either fails. */
+  readonly forChange: Precondition;
 }
 
 /**
- * Whether `If-None-Match` matches the current version by weak comparison (RFC 9110 §13.1.2), so a
- * GET or HEAD is answered 304. Absent: false. Malformed: 400 invalid_header.
+ * Parses If-Match and If-None-Match (a malformed one is 400 invalid_header: a request is never
+ * guessed into being unconditional) and evaluates them in the order of RFC 9110 §13.2.2: If-Match
+ * (strong comparison), then If-None-Match (weak comparison). Steps 2 and 4, If-Unmodified-Since and
+ * If-Modified-Since, are skipped: the service sends no Last-Modified, so they have nothing to compare.
  */
-export function ifNoneMatchHits(header: string | string[] | undefined, version: number): boolean {
-  const field = fieldOf(header);
-  if (field === undefined) return false;
-  const list = parseList(field);
-  if (list === null) throw malformed('If-None-Match');
-  return list === '*' || list.some((tag) => tag.opaque === entityTag(version));
+export function parsePreconditions(headers: IncomingHttpHeaders): RequestPreconditions {
+  const ifMatch = listOf('If-Match', headers['if-match']);
+  const ifNoneMatch = listOf('If-None-Match', headers['if-none-match']);
+  const evaluate = (version: number, safe: boolean): PreconditionVerdict => {
+    const tag = entityTag(version);
+    if (ifMatch !== undefined && !matches(ifMatch, tag, 'strong')) return 'failed';
+    if (ifNoneMatch !== undefined && matches(ifNoneMatch, tag, 'weak')) return safe ? 'not_modified' : 'failed';
+    return 'proceed';
+  };
+  return {
+    forRead: (version) => evaluate(version, true),
+    forChange: (version) => evaluate(version, false) === 'proceed',
+  };
 }

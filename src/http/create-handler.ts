@@ -1,30 +1,17 @@
-import type { IncomingMessage } from 'node:http';
-import type { Repositories, Storage } from '../db/storage.ts';
-import { fingerprintOf, type IdempotentOutcome, type IdempotentWrites, type RecordedResponse } from '../idempotency/idempotent-write.ts';
+import type { Repositories } from '../db/storage.ts';
+import { fingerprintOf, type IdempotentOutcome, type RecordedResponse } from '../idempotency/idempotent-write.ts';
 import type { Validated } from '../shared/validation.ts';
-import { isJsonContentType, parseJson, readBody } from './body.ts';
-import { HttpError } from './errors.ts';
 import { parseIdempotencyKey } from './idempotency-key.ts';
 import type { Handler, Reply } from './reply.ts';
+import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.ts';
 
-/** What every write shares: the storage it runs in, idempotency keys, and how large a body may be. */
-export interface WriteDeps {
-  storage: Storage;
-  idempotency: IdempotentWrites;
-  bodyLimitBytes: number;
-}
+// POST bodies are plain JSON (README: POST /api/products).
+const CREATE_TYPES = ['application/json'];
 
 /** One create endpoint: its validator and the write it makes (run inside the transaction). */
 export interface CreateSpec<I> {
   validate(body: unknown): Validated<I>;
   execute(tx: Repositories, input: I): Promise<Reply>;
-}
-
-/** 422 validation_failed with every field error of a failed validation. */
-export function validationFailed(errors: Validated<never> & { ok: false }): HttpError {
-  const count = errors.errors.length;
-  const detail = count === 1 ? 'The request body has 1 invalid field.' : `The request body has ${count} invalid fields.`;
-  return new HttpError('validation_failed', { detail, errors: errors.errors });
 }
 
 function recorded(reply: Reply): RecordedResponse {
@@ -40,26 +27,20 @@ function replyOf({ replayed, response }: IdempotentOutcome): Reply {
   return { status: response.status, json: response.body, headers };
 }
 
-/** A POST handler: media type, size limit, JSON, validation, then a durable (optionally idempotent) write. */
+/** A POST handler: coding and media type, size limit, JSON, validation, then a durable (optionally idempotent) write. */
 export function createHandler<I>(deps: WriteDeps, spec: CreateSpec<I>): Handler {
-  const readInput = async (req: IncomingMessage): Promise<{ body: unknown; input: I }> => {
-    const body = parseJson(await readBody(req, deps.bodyLimitBytes));
-    const result = spec.validate(body);
-    if (!result.ok) throw validationFailed(result);
-    return { body, input: result.value };
-  };
   return async (ctx) => {
-    if (!isJsonContentType(ctx.req.headers['content-type'])) throw new HttpError('unsupported_media_type');
+    checkBodyHeaders(ctx.req, CREATE_TYPES);
     const key = parseIdempotencyKey(ctx.req.headers['idempotency-key']);
     if (key === null) {
-      const { input } = await readInput(ctx.req);
+      const { input } = await readValidated(ctx.req, deps.bodyLimitBytes, spec.validate);
       return deps.storage.transaction((tx) => spec.execute(tx, input));
     }
     const scope = `${ctx.method} ${ctx.path}`;
     // Claimed before the body is read: a retry sent while the first is still arriving gets 409.
     const release = deps.idempotency.claim(scope, key);
     try {
-      const { body, input } = await readInput(ctx.req);
+      const { body, input } = await readValidated(ctx.req, deps.bodyLimitBytes, spec.validate);
       const target = { scope, key, fingerprint: fingerprintOf(scope, body) };
       const outcome = await deps.storage.transaction((tx) =>
         deps.idempotency.runOnce(tx, target, async () => recorded(await spec.execute(tx, input))),

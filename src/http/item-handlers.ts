@@ -1,11 +1,10 @@
 import type { Repositories } from '../db/storage.ts';
 import type { ChangeOutcome, Precondition, RemoveOutcome, Versioned } from '../shared/changes.ts';
 import type { Validated } from '../shared/validation.ts';
-import { isJsonContentType, parseJson, readBody } from './body.ts';
-import { entityTag, ifMatch, ifNoneMatchHits } from './conditional.ts';
-import { validationFailed, type WriteDeps } from './create-handler.ts';
+import { entityTag, parsePreconditions } from './conditional.ts';
 import { type ErrorCode, HttpError } from './errors.ts';
 import { type Handler, parseId, type Reply, type RequestContext } from './reply.ts';
+import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.ts';
 
 // RFC 7396's media type, and plain JSON with the same meaning (README: PATCH).
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
@@ -32,14 +31,16 @@ export function representation<T extends Versioned>(spec: ItemSpec<T>, resource:
   return { status: 200, body: spec.present(resource), headers: { etag: entityTag(resource.version) } };
 }
 
-/** GET (and HEAD) of one resource, with its ETag; a matching If-None-Match is 304 with no body. */
+/** GET (and HEAD) of one resource, with its ETag, under its preconditions: 412, or 304 with no body. */
 export function readHandler<T extends Versioned>(spec: ItemSpec<T>, get: (id: number) => Promise<T | undefined>): Handler {
   return async (ctx) => {
-    const resource = await get(idOf(ctx, spec.noun));
+    const id = idOf(ctx, spec.noun);
+    const preconditions = parsePreconditions(ctx.req.headers);
+    const resource = await get(id);
     if (resource === undefined) throw notFound(spec.noun);
-    if (ifNoneMatchHits(ctx.req.headers['if-none-match'], resource.version)) {
-      return { status: 304, headers: { etag: entityTag(resource.version) } };
-    }
+    const verdict = preconditions.forRead(resource.version);
+    if (verdict === 'failed') throw new HttpError('precondition_failed');
+    if (verdict === 'not_modified') return { status: 304, headers: { etag: entityTag(resource.version) } };
     return representation(spec, resource);
   };
 }
@@ -54,11 +55,11 @@ export function patchHandler<T extends Versioned, P, R extends string = never>(
 ): Handler {
   return async (ctx) => {
     const id = idOf(ctx, spec.noun);
-    if (!isJsonContentType(ctx.req.headers['content-type'], PATCH_TYPES)) throw new HttpError('unsupported_media_type');
-    const precondition = ifMatch(ctx.req.headers['if-match']);
-    const result = spec.validate(parseJson(await readBody(ctx.req, deps.bodyLimitBytes)));
-    if (!result.ok) throw validationFailed(result);
-    const outcome = await deps.storage.transaction((tx) => spec.change(tx, id, result.value, precondition));
+    checkBodyHeaders(ctx.req, PATCH_TYPES);
+    const { forChange } = parsePreconditions(ctx.req.headers);
+    const { input } = await readValidated(ctx.req, deps.bodyLimitBytes, spec.validate);
+    // Evaluated by the use case on the version it reads for update, in the same transaction.
+    const outcome = await deps.storage.transaction((tx) => spec.change(tx, id, input, forChange));
     if (outcome.kind === 'changed' || outcome.kind === 'unchanged') return representation(spec, (outcome as { resource: T }).resource);
     if (outcome.kind === 'not_found') throw notFound(spec.noun);
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
@@ -73,8 +74,8 @@ export function deleteHandler<T extends Versioned>(
 ): Handler {
   return async (ctx) => {
     const id = idOf(ctx, spec.noun);
-    const precondition = ifMatch(ctx.req.headers['if-match']);
-    const outcome = await deps.storage.transaction((tx) => spec.remove(tx, id, precondition));
+    const { forChange } = parsePreconditions(ctx.req.headers);
+    const outcome = await deps.storage.transaction((tx) => spec.remove(tx, id, forChange));
     if (outcome.kind === 'not_found') throw notFound(spec.noun);
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
     return { status: 204 };

@@ -60,12 +60,20 @@ function description(): string {
     '**Any request** can also meet these responses, which belong to no operation: an unknown path is 404 `not_found`; ' +
       'a known path with another method is 405 `method_not_allowed` with an `Allow` header listing the methods ' +
       `(for example \`Allow: GET, HEAD\` and \`${notAllowed}\`); a request node:http cannot parse, ` +
-      'or that arrives too slowly, is answered with a problem document too (400, 408, 414, 431) and the connection closed.',
+      'or that arrives too slowly, is answered with a problem document too (400, 408, 414, 431) and the connection closed. ' +
+      'A request target in absolute form (`GET http://host/api/products HTTP/1.1`) is served like its path; another scheme than ' +
+      'http or https, user information in it, or `*` with any method but OPTIONS is 400 `bad_request`; `OPTIONS *` is 204 with ' +
+      'an `Allow` header listing every method served.',
     '',
     '**Changes and deletes** are safe against lost updates: every response with one representation (GET and HEAD by id, ' +
       'POST 201, PATCH 200) has a strong `ETag`; send it back in `If-Match` on PATCH or DELETE and a change made meanwhile gets 412 ' +
-      '`precondition_failed` instead of being overwritten. Without `If-Match` the last write wins. `If-None-Match` on a GET ' +
-      'or HEAD by id gets 304 while the resource is unchanged.',
+      '`precondition_failed` instead of being overwritten. Without `If-Match` the last write wins. Every method of one resource ' +
+      'evaluates `If-Match` (strong comparison), then `If-None-Match` (weak comparison), as RFC 9110 §13.2.2 orders them: a failing ' +
+      '`If-Match` is 412 on GET and HEAD too; a matching `If-None-Match` is 304 on GET and HEAD, and 412 on PATCH and DELETE. ' +
+      '`If-Modified-Since` and `If-Unmodified-Since` are ignored: no `Last-Modified` is sent.',
+    '',
+    '**Request bodies** (POST, PATCH) have no content coding: a `Content-Encoding` other than `identity` is 415 ' +
+      '`unsupported_media_type` with `Accept-Encoding: identity`, judged before the media type.',
     '',
     'Every response, errors included, carries `X-Request-Id` and the security headers listed on each response. ' +
       'Every error is an RFC 9457 problem document (`application/problem+json`) whose `title` is the RFC 9110 reason phrase.',

@@ -43,6 +43,8 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
       { type: 'string', pattern: ENTITY_TAG },
     ),
     IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
+    // RFC 9110 §15.5.16: a 415 says which content codings a request body may have.
+    AcceptEncoding: header('The content codings a request body may have: only `identity` (no compression). On every 415.', { const: 'identity' }),
   };
   // On every 429, and on a 503 when another process held the database's write lock too long.
   headers['RetryAfter'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, false);
@@ -114,17 +116,19 @@ export function parameterComponents(): JsonObject {
       name: 'If-Match',
       in: 'header',
       description:
-        'Applies the request only while the resource is at one of these entity tags (strong comparison: a weak tag never matches); ' +
-        'otherwise 412 `precondition_failed` and nothing changes. `*` matches any existing resource; a resource that does not exist ' +
-        'is 404 whatever this says. Left out, the request applies (last write wins). Malformed: 400 `invalid_header`.',
+        'Evaluated first (RFC 9110 §13.2.2). The request applies only while the resource is at one of these entity tags (strong ' +
+        'comparison: a weak tag never matches); otherwise 412 `precondition_failed`, on GET and HEAD too, and nothing changes. ' +
+        '`*` matches any existing resource; a resource that does not exist is 404 whatever this says. Left out, the request ' +
+        'applies (last write wins). Malformed: 400 `invalid_header`.',
       schema: { type: 'string', pattern: TAG_LIST },
     },
     IfNoneMatch: {
       name: 'If-None-Match',
       in: 'header',
       description:
-        'When one of these entity tags matches the current one (weak comparison), or with `*`, the answer is 304 with the `ETag` ' +
-        'and no body. Malformed: 400 `invalid_header`.',
+        'Evaluated once `If-Match` (if any) holds. When one of these entity tags matches the current one (weak comparison), or ' +
+        'with `*`: GET and HEAD answer 304 with the `ETag` and no body; PATCH and DELETE answer 412 `precondition_failed` and ' +
+        'nothing changes. A resource that does not exist is 404 whatever this says. Malformed: 400 `invalid_header`.',
       schema: { type: 'string', pattern: TAG_LIST },
     },
     XRequestId: {

@@ -19,6 +19,11 @@ interface Resource {
   filters: readonly JsonObject[];
 }
 
+// Every operation on one resource evaluates both preconditions (RFC 9110 §13.2.2).
+const PRECONDITIONS = [ref('parameters', 'IfMatch'), ref('parameters', 'IfNoneMatch')];
+// What every request body may not have: a content coding (RFC 9110 §15.5.16).
+const NO_CODING = 'It must have no content coding: a `Content-Encoding` other than `identity` is 415 with `Accept-Encoding: identity`.';
+
 const titleOf = (resource: Resource): string => resource.singular[0]?.toUpperCase() + resource.singular.slice(1);
 
 function listOperation(resource: Resource, options: OpenApiOptions): JsonObject {
@@ -47,7 +52,11 @@ function createOperation(resource: Resource, options: OpenApiOptions): JsonObjec
     description: 'Answered 201 only once the write is committed. Every field error is reported at once.',
     tags: [tag],
     parameters: [ref('parameters', 'IdempotencyKey')],
-    requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', `New${schema}`) } } },
+    requestBody: {
+      required: true,
+      description: `Sent as \`application/json\` (a \`charset\` parameter may only be \`utf-8\`); any other media type is 415. ${NO_CODING}`,
+      content: { 'application/json': { schema: ref('schemas', `New${schema}`) } },
+    },
     responses: {
       '201': {
         description: `The ${singular} was created (or, with \`Idempotent-Replayed: true\`, created before).`,
@@ -63,9 +72,11 @@ function readOperation(resource: Resource, options: OpenApiOptions, instance: st
   return operation({ kind: 'read', resource: tag, instance }, options, {
     operationId: `get${titleOf(resource)}`,
     summary: `Get a ${singular} by id`,
-    description: 'The `ETag` identifies this version; sent back in `If-None-Match`, it gets 304 and no body while nothing changed.',
+    description:
+      'The `ETag` identifies this version; sent back in `If-None-Match`, it gets 304 and no body while nothing changed. ' +
+      'An `If-Match` that names no current tag is 412.',
     tags: [tag],
-    parameters: [ref('parameters', 'IfNoneMatch')],
+    parameters: PRECONDITIONS,
     responses: {
       '200': { description: `The ${singular}.`, headers: taggedHeaders(), content: jsonContent(ref('schemas', schema), example) },
       '304': { description: `Not Modified: \`If-None-Match\` matches the ${singular}'s current entity tag. No body.`, headers: taggedHeaders() },
@@ -81,12 +92,13 @@ function changeOperation(resource: Resource, options: OpenApiOptions, instance: 
     summary: `Change a ${singular} (JSON Merge Patch)`,
     description:
       'Answered 200 only once the change is committed; `updatedAt` and the `ETag` move when a value changed. ' +
-      'With `If-Match`, a lost update is 412 instead. Safe to retry as it is: it takes no Idempotency-Key.',
+      'With `If-Match`, a lost update is 412 instead; with `If-None-Match`, a change to a version it names is 412. ' +
+      'Safe to retry as it is: it takes no Idempotency-Key.',
     tags: [tag],
-    parameters: [ref('parameters', 'IfMatch')],
+    parameters: PRECONDITIONS,
     requestBody: {
       required: true,
-      description: 'A JSON Merge Patch, sent as `application/merge-patch+json` or `application/json` (the same meaning); any other media type is 415.',
+      description: `A JSON Merge Patch, sent as \`application/merge-patch+json\` or \`application/json\` (the same meaning); any other media type is 415. ${NO_CODING}`,
       content: { 'application/merge-patch+json': patch, 'application/json': patch },
     },
     responses: {
@@ -102,9 +114,9 @@ function removeOperation(resource: Resource, options: OpenApiOptions, instance: 
     summary: `Delete a ${singular}`,
     description:
       `Answered 204 only once committed. The ${singular} then answers 404 and is absent from every list, a second DELETE is 404, ` +
-      'and its id is never given to another. Safe to retry as it is.',
+      'and its id is never given to another. Safe to retry as it is. `If-Match` and `If-None-Match` are evaluated as on a change.',
     tags: [tag],
-    parameters: [ref('parameters', 'IfMatch')],
+    parameters: PRECONDITIONS,
     responses: { '204': { description: `The ${singular} was deleted. No body.`, headers: everyResponseHeaders() } },
   });
 }

@@ -31,7 +31,7 @@ const WRITES: readonly OperationKind[] = ['create', 'change', 'remove'];
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
   invalid_query: { on: ['list'] },
-  // Idempotency-Key on a create, If-Match on a change or delete, If-None-Match on a read.
+  // Idempotency-Key on a create; If-Match or If-None-Match on a read, a change or a delete.
   invalid_header: { on: ['read', ...WRITES] },
   bad_request: { on: 'any_request' },
   request_timeout: { on: 'any_request' },
@@ -42,7 +42,8 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   method_not_allowed: { on: 'any_request' },
   idempotency_key_in_use: { on: ['create'] },
   product_archived: { on: ['change'], resource: 'products' },
-  precondition_failed: { on: ['change', 'remove'] },
+  // Every method of one resource evaluates If-Match and If-None-Match (README: ETags).
+  precondition_failed: { on: ['read', 'change', 'remove'] },
   payload_too_large: { on: WITH_BODY },
   unsupported_media_type: { on: WITH_BODY },
   validation_failed: { on: WITH_BODY },
@@ -107,6 +108,7 @@ export function exampleProblem(code: ErrorCode, instance: string, kind?: Operati
 /** Extra response headers an error status carries. */
 const HEADERS_BY_STATUS: Readonly<Record<number, JsonObject>> = {
   401: { 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') },
+  415: { 'Accept-Encoding': ref('headers', 'AcceptEncoding') },
   429: { 'Retry-After': ref('headers', 'RetryAfter') },
   503: { 'Retry-After': ref('headers', 'RetryAfter') },
 };

@@ -17,7 +17,7 @@ export interface PoolStats {
 
 /**
  * What the service needs of a PostgreSQL client library: a pool, statements on it, and transactions
- * on one connection. One small adapter (postgres-client.ts) maps a library onto it, so nothing else
+ * on one connection. One small adapter (pg-client.ts) maps a library onto it, so nothing else
  * depends on the library. Connection failures and timeouts reject with StorageUnavailableError; an
  * error PostgreSQL reports keeps its SQLSTATE in `code`.
  */

@@ -1,9 +1,10 @@
-import { createHandler, type WriteDeps } from '../http/create-handler.ts';
+import { createHandler } from '../http/create-handler.ts';
 import { entityTag } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
 import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
+import type { WriteDeps } from '../http/write-input.ts';
 import { type Product, PRODUCT_STATUSES } from './model.ts';
 import { presentProduct } from './presenter.ts';
 import type { ProductUseCases } from './use-cases.ts';

@@ -5,7 +5,10 @@ export interface Versioned {
   version: number;
 }
 
-/** Whether a change may go ahead given the resource's current version (HTTP's If-Match decides it). */
+/**
+ * The one decision of a request's preconditions (over HTTP, If-Match and If-None-Match together):
+ * whether a change may go ahead at the version read for update, in the change's own transaction.
+ */
 export type Precondition = (version: number) => boolean;
 
 /** What a change did: changed (or nothing to change), or why it did not happen. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { ERRORS } from '../../src/http/errors.ts';
 import { ConformanceChecker } from '../support/schema-conformance.ts';
 import { halfSentRequest, type RawResponse, rawRequest } from '../support/raw-http.ts';
@@ -88,6 +89,8 @@ for (const { path, body } of RESOURCES) {
     await expectStatus('POST', path, postJson(`${server.url}${path}`, body, { authorization: 'Bearer wrong-token-0123456789' }), 401);
     await expectStatus('POST', path, post(path, { name: 'x'.repeat(2_000) }), 413);
     await expectStatus('POST', path, fetch(`${server.url}${path}`, { method: 'POST', headers: { ...AUTH, 'content-type': 'text/plain' }, body: '{}' }), 415);
+    const gzipped = { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(body)) };
+    await expectStatus('POST', path, fetch(`${server.url}${path}`, gzipped), 415);
     await expectStatus('POST', path, post(path, { nme: 'typo' }), 422);
     await expectStatus('POST', path, post(path, [body]), 422);
     await post(path, body, { 'idempotency-key': `reuse-${path}` });
@@ -132,8 +135,19 @@ for (const { path, body } of RESOURCES) {
     await expectStatus('DELETE', item, remove(`${path}/0`), 404);
     await expectStatus('PATCH', item, patch(url, { name: 'x' }, { 'if-match': '"0"' }), 412);
     await expectStatus('DELETE', item, remove(url, { 'if-match': '"0", W/"1"' }), 412);
+    const etag = (await get(url, { method: 'HEAD' })).headers.get('etag') ?? '';
+    await expectStatus('GET', item, get(url, { headers: { 'if-match': '"0"' } }), 412);
+    await expectStatus('HEAD', item, get(url, { method: 'HEAD', headers: { 'if-match': `W/${etag}` } }), 412);
+    await expectStatus('PATCH', item, patch(url, { name: 'x' }, { 'if-none-match': etag }), 412);
+    await expectStatus('DELETE', item, remove(url, { 'if-none-match': '*' }), 412);
+    for (const header of ['1', '*, "1"']) {
+      await expectStatus('GET', item, get(url, { headers: { 'if-match': header } }), 400);
+      await expectStatus('PATCH', item, patch(url, { name: 'x' }, { 'if-none-match': header }), 400);
+      await expectStatus('DELETE', item, remove(url, { 'if-none-match': header }), 400);
+    }
     await expectStatus('PATCH', item, patch(url, { name: 'x'.repeat(2_000) }), 413);
     await expectStatus('PATCH', item, patch(url, { name: 'x' }, { 'content-type': 'application/json-patch+json' }), 415);
+    await expectStatus('PATCH', item, patch(url, '{"name":"x"}', { 'content-encoding': 'br' }), 415);
     for (const invalid of [{ name: null }, { name: '   ', nme: 'typo' }, [], 'null']) await expectStatus('PATCH', item, patch(url, invalid), 422);
     await expectStatus('GET', item, get(url), 200);
   });

@@ -113,7 +113,7 @@ const PLACES: Readonly<Record<string, RegExp>> = {
   idempotency_key_in_use: /^POST /,
   idempotency_key_reused: /^POST /,
   product_archived: /^PATCH \/api\/products\/\{id\}$/,
-  precondition_failed: /^(PATCH|DELETE) /,
+  precondition_failed: /^(PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
   payload_too_large: /^(POST|PATCH) /,
   unsupported_media_type: /^(POST|PATCH) /,
   validation_failed: /^(POST|PATCH) /,
@@ -151,6 +151,21 @@ test('operations that take input list a client error; writes need the bearer tok
     assert.equal((operation['responses'] as Json)['401'], undefined, key);
     assert.equal((operation['responses'] as Json)['429'], undefined, key);
   }
+});
+
+test('every operation on one resource takes If-Match and If-None-Match; every 415 carries Accept-Encoding: identity', () => {
+  for (const { key, operation } of operationsOf(ALL_ON)) {
+    const parameters = ((operation['parameters'] as Json[]) ?? []).map((parameter) => parameter['$ref']);
+    const item = /\/\{id\}$/.test(key);
+    for (const name of ['IfMatch', 'IfNoneMatch']) assert.equal(parameters.includes(`#/components/parameters/${name}`), item, `${name} on ${key}`);
+    const unsupported = (operation['responses'] as Record<string, Json>)['415'];
+    assert.equal(unsupported !== undefined, /^(POST|PATCH) /.test(key), `415 on ${key}`);
+    if (unsupported !== undefined) {
+      assert.deepEqual((unsupported['headers'] as Json)['Accept-Encoding'], { $ref: '#/components/headers/AcceptEncoding' }, key);
+    }
+  }
+  const header = ((ALL_ON['components'] as Json)['headers'] as Record<string, Json>)['AcceptEncoding'];
+  assert.deepEqual([header?.['required'], header?.['schema']], [true, { const: 'identity' }]);
 });
 
 test('integer enums carry their names from the model', () => {

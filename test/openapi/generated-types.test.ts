@@ -26,7 +26,7 @@ const MUTANTS: Mutant[] = [
   { name: 'null in a patch: no field can be removed', from: "body: { name: 'Brass lamp' }", to: 'body: { name: null }' },
   { name: 'an unknown member in a patch', from: '{ priceInCents: 2499 }', to: "{ priceInCents: 2499, colour: 'red' }" },
   { name: 'a status filter sent as a string', from: 'status: 2, limit', to: "status: '2', limit" },
-  { name: 'a header the operation does not read', from: "header: { 'If-None-Match': etag }", to: "header: { 'If-Match': etag }" },
+  { name: 'a header the operation does not read', from: "header: { 'If-None-Match': etag }", to: "header: { 'Idempotency-Key': etag }" },
   { name: 'a code the 409 of a product patch does not have', from: "const refused: 'product_archived'", to: "const refused: 'idempotency_key_in_use'" },
   { name: 'a 409 from a workspace patch (product_archived is a product rule)', from: "{ name: 'Acme Europe' } }), 200)", to: "{ name: 'Acme Europe' } }), 409)" },
   { name: 'a body sent with a DELETE', from: "api.call('delete', '/api/products/{id}', { params:", to: "api.call('delete', '/api/products/{id}', { body: {}, params:" },

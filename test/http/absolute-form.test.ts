@@ -4,7 +4,7 @@ import { parseExposition, valueOf } from '../support/exposition.ts';
 import { type RawResponse, rawRequest } from '../support/raw-http.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-// RFC 9112 §3.2.2 (API.md §2): a request target in absolute form is served like its origin form, and
+// RFC 9112 §3.2.2: a request target in absolute form is served like its origin form, and
 // everything that reports the target (access log, metrics route, problem instance, paging Link)
 // shows the origin form.
 

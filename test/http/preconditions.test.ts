@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { assertProblem } from '../support/assertions.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
-// RFC 9110 §13.2.2 on every method of one resource (API.md §3a): If-Match first (strong comparison),
+// RFC 9110 §13.2.2 on every method of one resource (README, ETags and conditional requests): If-Match first (strong comparison),
 // then If-None-Match (weak comparison); If-Unmodified-Since and If-Modified-Since are ignored.
 
 let server: TestServer;

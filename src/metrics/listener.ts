@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { METRICS_CONTENT_TYPE } from './exposition.ts';
+import { parseRequestTarget } from '../http/request-target.ts';
 
 /** Where the scrape text comes from: one process's registry, or the primary's sum over workers. */
 export type MetricsSource = () => string | Promise<string>;
@@ -33,9 +34,8 @@ async function scrape(req: IncomingMessage, res: ServerResponse, source: Metrics
  */
 export function metricsRequestListener(source: MetricsSource): RequestListener {
   return (req, res) => {
-    const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    // An absolute-form target (`GET http://host:9464/metrics`) is the same request (RFC 9112 §3.2.2).
+    const { path } = parseRequestTarget(req.url ?? '/');
     if (path !== '/metrics') return plain(res, 404, 'Not Found\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method Not Allowed\n', { allow: 'GET, HEAD' });
     void scrape(req, res, source);

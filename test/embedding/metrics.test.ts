@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 // By name, as another project would (run `npm run build` first).
 import { callbackMetric, createApp, createServiceMetrics, loadConfig, METRICS_CONTENT_TYPE, metricsRequestListener, type ServiceMetrics } from 'svc-http-sqlite';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../support/embedded-database.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { parseExposition, valueOf } from '../support/exposition.ts';
 import { TEST_ENGINE } from '../support/test-engine.ts';
 
@@ -65,4 +66,11 @@ test('an embedding host serves the app’s metrics on its own listener, with fam
   if (TEST_ENGINE === 'postgres') assert.deepEqual(['busy', 'waiting'].map((state) => valueOf(families, 'db_pool_connections', { state })), [0, 0]);
   else assert.equal(families.has('db_pool_connections'), false);
   assert.equal((await fetch(`${urls.metrics.replace('/metrics', '')}/other`)).status, 404);
+});
+
+test('the metrics listener serves an absolute-form target like its origin form', async () => {
+  const { host } = new URL(urls.metrics);
+  const answer = await rawRequest(urls.metrics, `GET http://${host}/metrics?x=1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close`);
+  assert.equal(answer.status, 200);
+  assert.match(answer.body, /# TYPE http_requests_total counter/);
 });

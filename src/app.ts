@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import { latestVersion } from './db/migrate.ts';
-import { createStorage, type Database, defaultSqlDirFor } from './db/engine.ts';
+import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
@@ -20,6 +20,7 @@ import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
+import { poolGauge } from './metrics/pool-gauge.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { openApiOptionsFor } from './openapi/document.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
@@ -60,7 +61,8 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const storage = createStorage(db, metrics);
+  const storage = createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
@@ -152,4 +154,12 @@ export function createApp(options: AppOptions): App {
     logger,
     metrics,
   });
+}
+
+// What each engine has to report: SQLite counts writes per group commit; PostgreSQL has no group
+// commit (a histogram that never moved would look like "no writes"), and operators watch its pool.
+function countStorage(metrics: ServiceMetrics, db: Database): void {
+  if (!isPostgres(db)) return;
+  metrics.registry.unregister('db_commit_batch_size');
+  metrics.registry.register(poolGauge(() => db.stats()));
 }

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { databaseUrlProblem, redactDatabaseUrl } from './postgres/url.ts';
+import { databaseUrlProblem, redactDatabaseUrl } from './db/database-url.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,6 +1,4 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { ServiceMetrics } from '../metrics/service-metrics.ts';
-import { callbackMetric } from '../metrics/registry.ts';
 import { DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR } from './migrations.ts';
 import type { PostgresClient } from '../postgres/client.ts';
 import { createPostgresStorage } from '../postgres/storage.ts';
@@ -19,33 +17,16 @@ export function defaultSqlDirFor(db: Database): string {
   return isPostgres(db) ? DEFAULT_POSTGRES_SQL_DIR : DEFAULT_SQL_DIR;
 }
 
-// PostgreSQL has no group commit to count; what operators watch instead is the pool.
-function poolGauge(client: PostgresClient): ReturnType<typeof callbackMetric> {
-  return callbackMetric({
-    type: 'gauge',
-    name: 'db_pool_connections',
-    help: 'PostgreSQL pool connections by state (idle, busy), and callers waiting for one (waiting).',
-    merge: 'sum',
-    read: () => {
-      const { total, idle, waiting } = client.stats();
-      return [
-        { labels: { state: 'idle' }, value: idle },
-        { labels: { state: 'busy' }, value: total - idle },
-        { labels: { state: 'waiting' }, value: waiting },
-      ];
-    },
-  });
+/** What storage reports as it works, for whoever counts it (src/app.ts wires the metrics). */
+export interface StorageHooks {
+  /** After each group commit (SQLite), with the number of writes it held. */
+  onCommit?: (size: number) => void;
 }
 
-/** The Storage of `db`'s engine, reporting to `metrics` what that engine has to report. */
-export function createStorage(db: Database, metrics: ServiceMetrics | null): Storage {
-  if (isPostgres(db)) {
-    // No group commit here: a histogram that would never move must not look like "no writes".
-    metrics?.registry.unregister('db_commit_batch_size');
-    metrics?.registry.register(poolGauge(db));
-    return createPostgresStorage(db);
-  }
-  return createSqliteStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+/** The Storage of `db`'s engine. */
+export function createStorage(db: Database, hooks: StorageHooks = {}): Storage {
+  if (isPostgres(db)) return createPostgresStorage(db);
+  return createSqliteStorage(db, hooks.onCommit === undefined ? {} : { onCommit: hooks.onCommit });
 }
 
 /** Closes the connection or the pool (idempotent). */

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { PostgresClient } from './client.ts';
 import { type PgModule, pgClient } from './pg-client.ts';
-import { databaseUrlProblem, redactDatabaseUrl } from './url.ts';
+import { databaseUrlProblem, redactDatabaseUrl } from '../db/database-url.ts';
 
 /** The PostgreSQL client library is not installed; the message says what to install. */
 export class PostgresClientMissingError extends Error {

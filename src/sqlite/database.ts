@@ -2,7 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Durability } from '../config.ts';
-import { isPostgresUrl } from '../postgres/url.ts';
+import { isPostgresUrl } from '../db/database-url.ts';
 
 export interface OpenOptions {
   /** `full` fsyncs every commit (survives power loss); `normal` survives a process crash. */

@@ -116,20 +116,8 @@ export interface KnownException {
   readonly change: string;
 }
 
-const MOVE_URL = 'move src/postgres/url.ts to src/db/database-url.ts: it parses and redacts a connection URL and needs no pg';
-const METRICS_OUT_OF_STORAGE =
-  'createStorage takes hooks ({ onCommit }) instead of ServiceMetrics, PostgreSQL storage exposes its pool stats(), ' +
-  'and src/app.ts registers db_commit_batch_size and db_pool_connections (the pool gauge moves to src/metrics/)';
-
 /** Every import that breaks a rule today; a test fails when one is fixed and still listed. */
-export const KNOWN_EXCEPTIONS: readonly KnownException[] = [
-  { rule: '4 engines-apart', from: 'src/config.ts', to: 'src/postgres/url.ts', change: MOVE_URL },
-  { rule: '6 core-before-later', from: 'src/config.ts', to: 'src/postgres/url.ts', change: MOVE_URL },
-  { rule: '4 engines-apart', from: 'src/sqlite/database.ts', to: 'src/postgres/url.ts', change: MOVE_URL },
-  { rule: '6 core-before-later', from: 'src/sqlite/database.ts', to: 'src/postgres/url.ts', change: MOVE_URL },
-  { rule: '6 core-before-later', from: 'src/db/engine.ts', to: 'src/metrics/registry.ts', change: METRICS_OUT_OF_STORAGE },
-  { rule: '6 core-before-later', from: 'src/db/engine.ts', to: 'src/metrics/service-metrics.ts', change: METRICS_OUT_OF_STORAGE },
-];
+export const KNOWN_EXCEPTIONS: readonly KnownException[] = [];
 
 /** One import that breaks one rule. */
 export interface Violation {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { databaseUrlProblem, redactDatabaseUrl } from '../../src/postgres/url.ts';
+import { databaseUrlProblem, redactDatabaseUrl } from '../../src/db/database-url.ts';
 
 // Fragments of one password on every side of the characters a URL treats specially: no part of it
 // may survive redaction, however it was written.

@@ -16,7 +16,7 @@ let storage: Storage;
 before(async () => {
   database = await createTestDatabase();
   db = database.open();
-  storage = createStorage(db, null);
+  storage = createStorage(db);
 });
 after(async () => {
   await closeDatabase(db);

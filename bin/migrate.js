@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Applies pending migrations from sql/ (README: Migrations). Usage: node bin/migrate.js [--status]
+// Applies pending migrations from sql/ (docs/extending.md, Migrations). Usage: node bin/migrate.js [--status]
 import { entry, requireSupportedNode, silenceSqliteWarning } from './node-check.js';
 
 requireSupportedNode();

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Starts the HTTP service on a migrated database (README: Migrations). It never migrates.
+// Starts the HTTP service on a migrated database (docs/extending.md, Migrations). It never migrates.
 import { entry, requireSupportedNode, silenceSqliteWarning } from './node-check.js';
 
 requireSupportedNode();

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { skipWithoutPostgres, startPostgres } from '../test/support/postgres.ts';
 import { prepareMigratedTemplate } from '../test/support/postgres-template.ts';
 
-/** The files that run on both engines (README: Tests and benchmarks says why the others do not). */
+/** The files that run on both engines (docs/testing.md, Both engines, says why the others do not). */
 const FILES = [
   'test/http/*.test.ts',
   'test/embedding/*.test.ts',

@@ -53,7 +53,7 @@ export interface App {
   readonly metrics: ServiceMetrics | null;
 }
 
-// Every method that changes something needs the token when one is configured (README: Configuration).
+// Every method that changes something needs the token when one is configured (docs/configuration.md).
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
 
 /** Wires database → repositories → use cases → routes, and returns the request listener. */

@@ -8,7 +8,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DURABILITIES = ['full', 'normal'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
-/** Every setting of the service, parsed and validated (README: Configuration). */
+/** Every setting of the service, parsed and validated (docs/configuration.md). */
 export interface Config {
   port: number;
   host: string;

@@ -1,4 +1,4 @@
-// The package's public API (README: Embedding): what `import … from 'svc-http-sqlite'` gives an embedding program.
+// The package's public API (docs/embedding.md): what `import … from 'svc-http-sqlite'` gives an embedding program.
 // Anything not exported here is internal and may change without notice.
 
 /** The request listener for any `node:http` server, and its options. */

@@ -9,7 +9,7 @@ export interface RequestRecord {
   startedAt: number;
 }
 
-/** Writes the one pino-format line per request of README: Logs: level 30 below 500, 50 for 5xx. */
+/** Writes the one pino-format line per request of docs/operations.md, Logs: level 30 below 500, 50 for 5xx. */
 export function logRequest(logger: Logger, record: RequestRecord): void {
   const level = record.statusCode >= 500 ? 50 : 30;
   if (!logger.isEnabled(level)) return;

@@ -3,7 +3,7 @@ import type { FieldError } from '../shared/validation.ts';
 
 export type { FieldError } from '../shared/validation.ts';
 
-/** The stable error codes of README: Errors with their statuses and default details. */
+/** The stable error codes of docs/api.md, Errors with their statuses and default details. */
 export const ERRORS = {
   invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, detail: 'A query parameter is invalid.' },

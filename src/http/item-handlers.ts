@@ -6,7 +6,7 @@ import { type ErrorCode, HttpError } from './errors.ts';
 import { type Handler, parseId, type Reply, type RequestContext } from './reply.ts';
 import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.ts';
 
-// RFC 7396's media type, and plain JSON with the same meaning (README: PATCH).
+// RFC 7396's media type, and plain JSON with the same meaning (docs/api.md, PATCH).
 const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
 
 /** What a resource's item handlers share: its name for details, and its presenter. */

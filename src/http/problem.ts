@@ -2,7 +2,7 @@ import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotent-write.ts';
 import { ERRORS, type FieldError, HttpError, reasonPhrase } from './errors.ts';
 
-/** An RFC 9457 problem document as this service sends it (README: Errors). */
+/** An RFC 9457 problem document as this service sends it (docs/api.md, Errors). */
 export interface ProblemDocument {
   type: 'about:blank';
   title: string;

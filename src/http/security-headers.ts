@@ -1,4 +1,4 @@
-/** Headers sent on every response, errors included (README: Headers). */
+/** Headers sent on every response, errors included (docs/api.md, Headers). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
   'cache-control': 'no-store',

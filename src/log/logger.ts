@@ -14,7 +14,7 @@ export const LEVEL_NUMBERS: Readonly<Record<LogLevel, number>> = {
 
 export type LogFields = Readonly<Record<string, unknown>>;
 
-/** A pino-compatible JSON-lines logger (README: Logs). */
+/** A pino-compatible JSON-lines logger (docs/operations.md, Logs). */
 export interface Logger {
   isEnabled(level: number): boolean;
   /** Writes one line; `fields` go between `hostname` and `msg`, as in pino. */

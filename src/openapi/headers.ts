@@ -67,7 +67,7 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
   return headers;
 }
 
-/** The headers every response carries: X-Request-Id and the security headers (README: Headers). */
+/** The headers every response carries: X-Request-Id and the security headers (docs/api.md, Headers). */
 export function everyResponseHeaders(): JsonObject {
   const headers: JsonObject = { 'X-Request-Id': ref('headers', 'XRequestId') };
   for (const name of Object.keys(SECURITY_HEADERS)) headers[displayName(name)] = ref('headers', componentName(name));

@@ -42,7 +42,7 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   method_not_allowed: { on: 'any_request' },
   idempotency_key_in_use: { on: ['create'] },
   product_archived: { on: ['change'], resource: 'products' },
-  // Every method of one resource evaluates If-Match and If-None-Match (README: ETags).
+  // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
   precondition_failed: { on: ['read', 'change', 'remove'] },
   payload_too_large: { on: WITH_BODY },
   unsupported_media_type: { on: WITH_BODY },

@@ -11,7 +11,7 @@ export function ref(kind: string, name: string): JsonObject {
   return { $ref: `#/components/${kind}/${name}` };
 }
 
-// Field error codes (README: Errors); the conformance tests provoke every one.
+// Field error codes (docs/api.md, Errors); the conformance tests provoke every one.
 const FIELD_ERROR_CODES = [
   'required',
   'type',

@@ -1,4 +1,4 @@
-/** Product status on the wire and in the database (README: API reference). */
+/** Product status on the wire and in the database (docs/api.md). */
 export const ProductStatus = { active: 1, archived: 2 } as const;
 export type ProductStatus = (typeof ProductStatus)[keyof typeof ProductStatus];
 

@@ -1,6 +1,6 @@
 import type { Product } from './model.ts';
 
-/** The Product representation of README: API reference: exactly these members, in this order. */
+/** The Product representation of docs/api.md: exactly these members, in this order. */
 export function presentProduct(product: Product): object {
   return {
     id: product.id,

@@ -1,4 +1,4 @@
-/** Readiness values on the wire (README: API reference). */
+/** Readiness values on the wire (docs/api.md). */
 export const ReadinessStatus = { ready: 1, unavailable: 2 } as const;
 export type ReadinessStatus = (typeof ReadinessStatus)[keyof typeof ReadinessStatus];
 

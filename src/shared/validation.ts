@@ -85,10 +85,10 @@ export function validatePatch<T>(body: unknown, fields: Fields<T>): Validated<Pa
   return validateBody(body, fields, { missing: () => {}, accepts });
 }
 
-// C0 controls, DEL and C1 controls (README: POST /api/products), and lone surrogates: UTF-8 cannot carry
+// C0 controls, DEL and C1 controls (docs/api.md, POST /api/products), and lone surrogates: UTF-8 cannot carry
 // them, so SQLite would store U+FFFD and a later read would differ from the 201's body.
 const INVALID_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
-/** The longest name accepted, in code points after trimming (README: POST /api/products). */
+/** The longest name accepted, in code points after trimming (docs/api.md, POST /api/products). */
 export const MAX_NAME_LENGTH = 200;
 
 /** The rule of a `name`: a string, trimmed, 1..200 code points, no control characters. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
-// The field rules of README: POST /api/products end to end: what a client sends as JSON text, what it gets back.
+// The field rules of docs/api.md, POST /api/products end to end: what a client sends as JSON text, what it gets back.
 let server: TestServer;
 before(async () => {
   server = await startTestServer();

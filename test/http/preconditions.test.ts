@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { assertProblem } from '../support/assertions.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
-// RFC 9110 §13.2.2 on every method of one resource (README, ETags and conditional requests): If-Match first (strong comparison),
+// RFC 9110 §13.2.2 on every method of one resource (docs/api.md, ETags and conditional requests): If-Match first (strong comparison),
 // then If-None-Match (weak comparison); If-Unmodified-Since and If-Modified-Since are ignored.
 
 let server: TestServer;
@@ -187,7 +187,7 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
   test(`${resource}: If-None-Match on a change is evaluated in its transaction: of concurrent PATCHes that each refuse the next version, exactly one applies`, async () => {
     for (let round = 0; round < 5; round++) {
       const stored = await create(resource);
-      // The version after one change (README: ETags are the row's version).
+      // The version after one change (docs/api.md, ETags are the row's version).
       const next = `"${Number(JSON.parse(stored.tag)) + 1}"`;
       const statuses = await burst(Array.from({ length: 10 }, (_, i) => patchRequest(stored.path, `{"name":"Racer ${i}"}`, next)));
       assert.deepEqual(statuses.sort(), [200, ...Array<number>(9).fill(412)], `round ${round}`);

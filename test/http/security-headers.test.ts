@@ -15,7 +15,7 @@ const EXPECTED: Record<string, string> = {
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
 };
 
-/** Every header of README: Headers, and neither X-Powered-By nor Server. */
+/** Every header of docs/api.md, Headers, and neither X-Powered-By nor Server. */
 function assertSecurityHeaders(get: (name: string) => string | null | undefined, label: string): void {
   for (const [name, value] of Object.entries(EXPECTED)) assert.equal(get(name), value, `${label}: ${name}`);
   assert.match(get('x-request-id') ?? '', /^[A-Za-z0-9._:-]{1,128}$/, `${label}: x-request-id`);

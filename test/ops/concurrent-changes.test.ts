@@ -5,7 +5,7 @@ import { PRODUCT, startTwoProcesses, type TwoProcesses } from './support.ts';
 
 const count = (statuses: number[], status: number): number => statuses.filter((s) => s === status).length;
 
-// Ten clients read version 1 and each tries to change it: exactly one may win (README: PATCH).
+// Ten clients read version 1 and each tries to change it: exactly one may win (docs/api.md, PATCH).
 async function raceOnOneTag(urls: readonly string[]): Promise<{ patches: number[]; deletes: number[]; final: Record<string, unknown> }> {
   const created = await postJson(`${urls[0]}/api/products`, PRODUCT);
   const path = created.headers.get('location') ?? '';

@@ -176,7 +176,7 @@ test('a client that disconnects mid-body releases its key', async () => {
   assert.equal(status, 201);
 });
 
-// README: Idempotency-Key applies to POST only and is ignored on PATCH and DELETE, which If-Match
+// docs/api.md: Idempotency-Key applies to POST only and is ignored on PATCH and DELETE, which If-Match
 // already makes safe to retry: a keyed PATCH or DELETE is never replayed, never stored, never refused.
 async function createdProduct(): Promise<string> {
   const created = await postJson(products(), PRODUCT);

@@ -134,7 +134,7 @@ test('memory is bounded: beyond maxClients the least recently seen client is for
   assert.equal(limiter.size, 3);
 });
 
-// README, Rate limits, Memory: "At most 100,000 clients are tracked; beyond that the least recently
+// docs/operations.md, Rate limits, Memory: "At most 100,000 clients are tracked; beyond that the least recently
 // seen is forgotten." A smaller cap would let a client buy a fresh quota by waiting for a few others.
 const DOCUMENTED_CAP = 100_000;
 const addressOf = (n: number): string => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;

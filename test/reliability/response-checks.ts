@@ -2,7 +2,7 @@ import { reasonPhrase } from '../../src/http/errors.ts';
 import { SECURITY_HEADERS } from '../../src/http/security-headers.ts';
 import type { RawResponse } from './raw-http.ts';
 
-// What every answer must look like whatever was asked (README: Errors and Headers); each check
+// What every answer must look like whatever was asked (docs/api.md, Errors and Headers); each check
 // returns a sentence saying what is wrong, or null.
 
 /** Words that would show an internal detail leaking into an error. */

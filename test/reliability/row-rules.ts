@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 
-// What every stored row must satisfy (README: API reference), checked straight in the file, so
+// What every stored row must satisfy (docs/api.md), checked straight in the file, so
 // nothing a hostile request did can hide behind the API's own presenters.
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

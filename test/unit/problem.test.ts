@@ -15,7 +15,7 @@ test('titles are the RFC 9110 reason phrases, not the older names node:http carr
   for (const [status, title] of Object.entries(expected)) assert.equal(reasonPhrase(Number(status)), title);
 });
 
-test('the catalogue has every code of README: Errors with its status', () => {
+test('the catalogue has every code of docs/api.md, Errors with its status', () => {
   const contract: Record<string, number> = {
     invalid_json: 400, invalid_query: 400, invalid_header: 400, unauthorized: 401, not_found: 404,
     method_not_allowed: 405, idempotency_key_in_use: 409, payload_too_large: 413, unsupported_media_type: 415,

@@ -4,7 +4,7 @@ import type { FieldError } from '../../src/http/errors.ts';
 import { validateNewProduct } from '../../src/products/validate.ts';
 import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
 
-// The name rule of README: POST /api/products is the same for both resources, so every case runs on both.
+// The name rule of docs/api.md, POST /api/products is the same for both resources, so every case runs on both.
 const VALIDATORS = {
   product: (name: unknown) => validateNewProduct(name === undefined ? { priceInCents: 1 } : { name, priceInCents: 1 }),
   workspace: (name: unknown) => validateNewWorkspace(name === undefined ? {} : { name }),

@@ -1,6 +1,7 @@
 import { eventLoopLag } from './event-loop.ts';
 import { HttpMetrics } from './http-metrics.ts';
-import { Counter, Histogram } from './instruments.ts';
+import { REFUSAL_REASONS, type RefusalReason } from '../callers/caller.ts';
+import { Counter, EnumCounter, Histogram } from './instruments.ts';
 import { processCollectors } from './process-metrics.ts';
 import { Registry } from './registry.ts';
 
@@ -33,6 +34,8 @@ export interface ServiceMetrics extends ProcessRegistry {
   readonly commitBatchSize: Histogram;
   readonly idempotentReplays: Counter;
   readonly rateLimited: Counter;
+  /** Requests refused for their credentials (401) or scope (403), by a fixed set of reasons; never by key. */
+  readonly callersRefused: EnumCounter<RefusalReason>;
   /** The current figures in the Prometheus text format 0.0.4 (serve with METRICS_CONTENT_TYPE). */
   text(): string;
 }
@@ -50,6 +53,9 @@ export function createServiceMetrics(): ServiceMetrics {
   );
   const idempotentReplays = registry.register(new Counter('idempotent_replays_total', 'POSTs answered with a stored response (Idempotent-Replayed: true).'));
   const rateLimited = registry.register(new Counter('rate_limited_total', 'Requests refused with 429 rate_limited.'));
+  const callersRefused = registry.register(
+    new EnumCounter('callers_refused_total', 'Requests refused for their credentials (401) or their scope (403), by reason.', 'reason', REFUSAL_REASONS),
+  );
   const close = addProcessFamilies(registry);
-  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, text: () => registry.text() };
+  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, text: () => registry.text() };
 }

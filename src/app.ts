@@ -30,6 +30,10 @@ import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
+import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
+import { addKeyRoutes } from './keys/routes.ts';
+import { createApiKeyUseCases } from './keys/use-cases.ts';
+import type { Storage } from './db/storage.ts';
 
 export interface AppOptions {
   /** A node:sqlite database (openDatabase) or a PostgreSQL pool (openPostgres), migrated. */
@@ -70,10 +74,12 @@ export function createApp(options: AppOptions): App {
   const storage = createStorage(db, metrics);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
-  const credentials = config.auth === 'off' ? null : (options.credentials ?? credentialCheckFor(config));
+  const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics) : null;
+  const credentials = config.auth === 'off' ? null : (options.credentials ?? ownCheck);
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
+  if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   addOpenApiRoutes(router, openApiOptionsFor(config));
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
   const clientAddressOf = createClientAddressResolver(config.trustProxy);
@@ -198,7 +204,9 @@ export function createApp(options: AppOptions): App {
   });
 }
 
-// The service's own check for its mode; each kind of credential is one implementation of CredentialCheck.
-function credentialCheckFor(config: Config): CredentialCheck {
+// The service's own check for its mode (null when off); each kind of credential is one implementation of CredentialCheck.
+function credentialCheckFor(config: Config, storage: Storage, metrics: ServiceMetrics | null): (CredentialCheck & Partial<KeyCheck>) | null {
+  if (config.auth === 'off') return null;
+  if (config.auth === 'keys') return createKeyCheck({ find: (id) => storage.keys.findById(id), onLookup: (result) => metrics?.apiKeyLookups.inc(result) });
   throw new Error(`SVC_AUTH=${config.auth} has no credential check yet`);
 }

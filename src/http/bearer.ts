@@ -4,6 +4,8 @@ import { HttpError } from './errors.ts';
 
 // RFC 6750 §2.1: `Bearer` (any letter case), white space, then a b64token.
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+// A field that presents no bearer credential: another scheme (`Basic …`), or `Bearer` with nothing after it.
+const NO_BEARER_CREDENTIAL = /^(?!Bearer )|^Bearer *$/i;
 
 const MISSING: Identified = {
   ok: false,
@@ -18,7 +20,8 @@ export function bearerCredential(authorization: string): string | null {
 
 /** Who sent a request, by its Authorization field and the kind of credential the service takes. */
 export function identifyRequest(check: CredentialCheck, authorization: string | undefined): Identified | Promise<Identified> {
-  if (authorization === undefined || authorization === '') return MISSING;
+  // RFC 6750 §3.1: a request that presents no bearer credential (none, or another scheme) gets no error code.
+  if (authorization === undefined || NO_BEARER_CREDENTIAL.test(authorization)) return MISSING;
   const credential = bearerCredential(authorization);
   return credential === null ? MALFORMED : check.identify(credential);
 }

@@ -109,8 +109,9 @@ test('a key known to exist is read again outside the budget: a flood of unknown 
   const { key } = await make(['read']);
   assert.equal(reasonOf(await check.identify(key)), 'ok');
   for (let second = 0; second < 10; second++) {
-    await Promise.all(Array.from({ length: 50 }, () => check.identify(randomKey())));
     clock.now += 1_000;
+    // The budget is spent just before the good key's turn: its re-read must not need any of it.
+    await Promise.all(Array.from({ length: 50 }, () => check.identify(randomKey())));
     assert.equal(reasonOf(await check.identify(key)), 'ok', `second ${second}`);
   }
   assert.equal(lookups.filter((result) => result === 'found').length, 6, 'the first read, then one every 2 s');

@@ -62,7 +62,7 @@ function parseCommand(args: readonly string[]): Command {
   return { kind: 'usage', problem: `wrong arguments for ${command}` };
 }
 
-function describe(errors: readonly FieldError[]): string {
+function describeErrors(errors: readonly FieldError[]): string {
   return errors.map((error) => ('pointer' in error ? `${FLAGS[error.pointer.replace(/^(\/\w+).*$/, '$1')] ?? error.pointer}: ${error.detail}` : error.detail)).join('\n');
 }
 
@@ -131,7 +131,7 @@ export async function main(args: readonly string[], env: Env): Promise<number> {
   if (parsed.kind === 'create') {
     // Judged before the database is opened: a bad request is a usage error wherever the database is.
     const checked = validateNewApiKey(parsed.body, new Date());
-    if (!checked.ok) return usage(describe(checked.errors));
+    if (!checked.ok) return usage(describeErrors(checked.errors));
     const { name, scopes, expiresAt } = checked.value;
     command = { kind: 'create', request: { name, scopes: scopes.map(nameOfScope), expiresAt } };
   } else {
@@ -148,7 +148,7 @@ export async function main(args: readonly string[], env: Env): Promise<number> {
   try {
     return await run(db, command);
   } catch (error) {
-    if (error instanceof ApiKeyValidationError) return usage(describe(error.errors));
+    if (error instanceof ApiKeyValidationError) return usage(describeErrors(error.errors));
     process.stderr.write(`keys ${command.kind} failed: ${(error as Error).message}\n`);
     return 1;
   } finally {

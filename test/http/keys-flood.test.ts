@@ -4,7 +4,7 @@ import { bearer, guessedKey, type KeysServer, startKeysServer } from '../support
 import { scrape } from '../support/scrape.ts';
 
 // A flood of random well-formed keys (valid checksums, ids that name no key), at least 10,000 and for
-// at least 5 s (so the good key is read again, twice or more, in the middle of it), while a good key
+// at least 5 s (so the good key is read again in the middle of it, at least once), while a good key
 // keeps working. The database reads it causes are counted from outside, by api_key_lookups_total:
 // at most the budget's burst (20) plus 20 a second, plus the good key's own re-read every 2 s.
 const FLOOD = 10_000;
@@ -65,7 +65,7 @@ describe('a flood of random keys', () => {
     const bound = 20 + 20 * seconds + 1;
     assert.ok(absentReads >= 20, `the guesses did reach the database, counted: ${absentReads} reads`);
     assert.ok(absentReads <= bound, `${absentReads} reads for ${FLOOD} guesses in ${seconds.toFixed(1)} s: more than ${bound.toFixed(0)}`);
-    assert.ok(goodReads >= 2 && goodReads <= Math.ceil(seconds / 2) + 1, `${goodReads} re-reads of the good key in ${seconds.toFixed(1)} s`);
+    assert.ok(goodReads >= 1 && goodReads <= Math.ceil(seconds / 2) + 1, `${goodReads} re-reads of the good key in ${seconds.toFixed(1)} s`);
     assert.ok(after.unverifiable - before.unverifiable >= sent - bound, 'the guesses past the budget were refused without a read');
     console.log(`# ${sent} guesses in ${seconds.toFixed(1)} s: ${absentReads} database reads (bound ${bound.toFixed(0)}), good key: ${goodStatuses.get(200)} x 200, ${goodReads} re-reads`);
   });

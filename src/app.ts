@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller, CredentialCheck, Identified } from './callers/caller.ts';
+import { allows } from './callers/scopes.ts';
 import type { Config } from './config.ts';
 import { latestVersion } from './db/migrate.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
+import { forbidden, identifyRequest, unauthorized } from './http/bearer.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
 import type { WriteDeps } from './http/write-input.ts';
 import { HttpError } from './http/errors.ts';
@@ -29,6 +32,10 @@ import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
+import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
+import { addKeyRoutes } from './keys/routes.ts';
+import { createApiKeyUseCases } from './keys/use-cases.ts';
+import type { Storage } from './db/storage.ts';
 
 export interface AppOptions {
   /** A node:sqlite database (openDatabase) or a PostgreSQL pool (openPostgres), migrated. */
@@ -39,6 +46,11 @@ export interface AppOptions {
   sqlDir?: string;
   /** What to count requests, commits, replays and 429s in (createServiceMetrics()); nothing is counted without. */
   metrics?: ServiceMetrics | null;
+  /**
+   * How callers are identified when `config.auth` is not `off`: the service's own check of its mode
+   * (API keys, access tokens) by default; an embedding program may bring its own.
+   */
+  credentials?: CredentialCheck;
 }
 
 /** A `node:http` request listener with the service's lifecycle controls. */
@@ -65,9 +77,12 @@ export function createApp(options: AppOptions): App {
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
+  const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics) : null;
+  const credentials = config.auth === 'off' ? null : (options.credentials ?? ownCheck);
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
+  if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   addOpenApiRoutes(router, openApiOptionsFor(config));
   const allowed = servedMethods(router.routes());
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
@@ -79,19 +94,59 @@ export function createApp(options: AppOptions): App {
     logger.warn('database unavailable or busy; answering 503', { reqId, reason: error.message, heldBack });
   });
 
-  // The match is made before the checks (it is pure), so even a refused request is counted under its route.
-  function route(ctx: RequestContext, target: RequestTarget, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+  // Readiness probes come from orchestrators and load balancers, not clients: never limited.
+  function limit(res: ServerResponse, ctx: RequestContext, client: string): void {
+    if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, client);
+  }
+
+  function found(match: RouteMatch<Handler>): Extract<RouteMatch<Handler>, { kind: 'found' }> {
+    if (match.kind === 'not_found') throw new HttpError('not_found');
+    if (match.kind === 'method_not_allowed') throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
+    return match;
+  }
+
+  // SVC_AUTH=off, or an open route: routing first, then the one token of SVC_API_TOKEN on writes.
+  function dispatchOpen(ctx: RequestContext, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+    limit(res, ctx, clientAddress);
+    const route = found(match);
+    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
+    return route.handler({ ...ctx, params: route.params });
+  }
+
+  // SVC_AUTH on: who calls is settled before anything about the path is told (a stranger gets 401,
+  // never 404 or 405), and the rate limit counts per caller, or per address without valid credentials.
+  function dispatchAs(identified: Identified, ctx: RequestContext, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+    const caller = identified.ok ? identified.caller : null;
+    limit(res, ctx, caller === null ? clientAddress : `${caller.kind}:${caller.id}`);
+    if (!identified.ok) {
+      metrics?.callersRefused.inc(identified.refusal.reason);
+      throw unauthorized(identified.refusal);
+    }
+    const route = found(match);
+    if (route.access !== 'open' && !allows(identified.caller.scopes, route.access)) {
+      metrics?.callersRefused.inc('insufficient_scope');
+      throw forbidden(route.access);
+    }
+    return route.handler({ ...ctx, params: route.params, caller: identified.caller });
+  }
+
+  // The match is made before the checks (it is pure), so even a refused request is counted under its
+  // route; `known` learns the caller once it is identified, for the access log.
+  function route(ctx: RequestContext, target: RequestTarget, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, known: { caller: Caller | null }): Reply | Promise<Reply> {
     if (draining) throw new HttpError('unavailable', { detail: 'The service is shutting down.', headers: { connection: 'close' } });
     checkHostHeader(ctx.req);
-    // Readiness probes come from orchestrators and load balancers, not clients: never limited.
-    if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, clientAddress);
-    if (target.form !== 'origin') return answerServerWide(target, ctx.method, allowed);
-    if (match.kind === 'not_found') throw new HttpError('not_found');
-    if (match.kind === 'method_not_allowed') {
-      throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
+    // `OPTIONS *` asks what the server as a whole supports, which the OpenAPI document tells anyone anyway.
+    if (target.form !== 'origin') {
+      limit(res, ctx, clientAddress);
+      return answerServerWide(target, ctx.method, allowed);
     }
-    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
-    return match.handler({ ...ctx, params: match.params });
+    if (credentials === null || (match.kind === 'found' && match.access === 'open')) return dispatchOpen(ctx, res, clientAddress, match);
+    const settle = (identified: Identified): Reply | Promise<Reply> => {
+      if (identified.ok) known.caller = identified.caller;
+      return dispatchAs(identified, ctx, res, clientAddress, match);
+    };
+    const identified = identifyRequest(credentials, ctx.req.headers.authorization);
+    return identified instanceof Promise ? identified.then(settle) : settle(identified);
   }
 
   const app = ((req: IncomingMessage, res: ServerResponse): void => {
@@ -106,7 +161,9 @@ export function createApp(options: AppOptions): App {
       query: new URLSearchParams(target.query),
       params: {},
       requestId: requestIdFrom(req.headers['x-request-id']),
+      caller: null,
     };
+    const known: { caller: Caller | null } = { caller: null };
     const remoteAddress = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     const match = router.match(ctx.method, ctx.path);
     const count = (status: number): void => {
@@ -114,7 +171,7 @@ export function createApp(options: AppOptions): App {
     };
     const finish = (status: number): void => {
       count(status);
-      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: target.logged, remoteAddress, statusCode: status, startedAt });
+      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: target.logged, remoteAddress, statusCode: status, startedAt, caller: known.caller });
     };
     const fail = (thrown: unknown): void => {
       const error = asClientError(thrown);
@@ -138,7 +195,7 @@ export function createApp(options: AppOptions): App {
       finish(reply.status);
     };
     try {
-      const reply = route(ctx, target, res, remoteAddress, match);
+      const reply = route(ctx, target, res, remoteAddress, match, known);
       if (reply instanceof Promise) reply.then(succeed, fail);
       else succeed(reply);
     } catch (error) {
@@ -154,6 +211,13 @@ export function createApp(options: AppOptions): App {
     logger,
     metrics,
   });
+}
+
+// The service's own check for its mode (null when off); each kind of credential is one implementation of CredentialCheck.
+function credentialCheckFor(config: Config, storage: Storage, metrics: ServiceMetrics | null): (CredentialCheck & Partial<KeyCheck>) | null {
+  if (config.auth === 'off') return null;
+  if (config.auth === 'keys') return createKeyCheck({ find: (id) => storage.keys.findById(id), onLookup: (result) => metrics?.apiKeyLookups.inc(result) });
+  throw new Error(`SVC_AUTH=${config.auth} has no credential check yet`);
 }
 
 // What each engine has to report: SQLite counts writes per group commit; PostgreSQL has no group

@@ -8,6 +8,20 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DURABILITIES = ['full', 'normal'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
+/** Who may call (docs/security.md): anyone (`off`), holders of API keys, or of access tokens. */
+export const AUTH_MODES = ['off', 'keys', 'jwt'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/** Where access tokens come from, for SVC_AUTH=jwt (empty strings otherwise). */
+export interface JwtSettings {
+  /** The `iss` a token must carry, exactly. */
+  issuer: string;
+  /** The `aud` a token must carry (one of its audiences). */
+  audience: string;
+  /** The issuer's JWKS; '' to find it in the issuer's OpenID discovery document. */
+  jwksUrl: string;
+}
+
 /** Every setting of the service, parsed and validated (docs/configuration.md). */
 export interface Config {
   port: number;
@@ -30,6 +44,8 @@ export interface Config {
   rateLimit: number;
   rateLimitWindowS: number;
   apiToken: string;
+  auth: AuthMode;
+  jwt: JwtSettings;
   /** The metrics listener's port (0: any free port), or null when metrics are off. */
   metricsPort: number | null;
   metricsHost: string;
@@ -152,6 +168,39 @@ function apiToken(env: Env): string {
   return raw;
 }
 
+// http: only for a host that never leaves this machine (a local provider, tests); the token's keys
+// must not travel where anyone on the path could replace them.
+function providerUrl(env: Env, name: string, required: boolean): string {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') {
+    if (required) fail(name, raw, 'an https:// URL (http:// only for a loopback host), required with SVC_AUTH=jwt');
+    return '';
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(name, raw, 'an https:// URL (http:// only for a loopback host)');
+  }
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname.toLowerCase());
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) fail(name, raw, 'an https:// URL (http:// only for 127.0.0.1, [::1] or localhost)');
+  return raw;
+}
+
+function jwtSettings(env: Env, auth: AuthMode): JwtSettings {
+  const audience = (env['SVC_JWT_AUDIENCE'] ?? '').trim();
+  if (auth === 'jwt' && audience === '') fail('SVC_JWT_AUDIENCE', audience, 'the audience tokens are issued for, required with SVC_AUTH=jwt');
+  return { issuer: providerUrl(env, 'SVC_JWT_ISSUER', auth === 'jwt'), audience, jwksUrl: providerUrl(env, 'SVC_JWT_JWKS_URL', false) };
+}
+
+// API keys and access tokens replace the one shared token; both at once would leave a back door.
+function checkAuth(config: Config): Config {
+  if (config.auth !== 'off' && config.apiToken !== '') {
+    throw new ConfigError(`invalid SVC_AUTH=${JSON.stringify(config.auth)}: expected off while SVC_API_TOKEN is set (unset SVC_API_TOKEN to use ${config.auth})`);
+  }
+  return config;
+}
+
 // node:http refuses a headers timeout longer than the request timeout; say so in our own words.
 function checkTimeouts(config: Config): Config {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
@@ -165,6 +214,7 @@ function checkTimeouts(config: Config): Config {
 
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
+  const auth = oneOf(env, 'SVC_AUTH', 'off', AUTH_MODES);
   const config = checkTimeouts({
     port: integer(env, 'SVC_PORT', 3000, 0, 65535),
     host: host(env, 'SVC_HOST'),
@@ -184,8 +234,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: integer(env, 'SVC_RATE_LIMIT', 0, 0, 1_000_000_000),
     rateLimitWindowS: integer(env, 'SVC_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     apiToken: apiToken(env),
+    auth,
+    jwt: jwtSettings(env, auth),
     metricsPort: metricsPort(env),
     metricsHost: host(env, 'SVC_METRICS_HOST'),
   });
-  return checkMetricsPort(config);
+  return checkAuth(checkMetricsPort(config));
 }

@@ -4,7 +4,7 @@
 /** The request listener for any `node:http` server, and its options. */
 export { type App, type AppOptions, createApp } from './app.ts';
 /** Settings from SVC_* variables, validated; ConfigError names the first bad one. */
-export { type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
+export { type AuthMode, type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
 /** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
 export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } from './sqlite/database.ts';
 /** PostgreSQL instead (an optional peer dependency, `pg`): a pool on a `postgres://` URL, for createApp and migrate. */
@@ -29,3 +29,10 @@ export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry,
 export { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
+/** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */
+export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+/** The pattern of a key for secret scanners (README: API keys). */
+export { KEY_SCANNER_PATTERN } from './keys/format.ts';
+/** Callers: the scopes, and the seam an embedding program's own kind of credential implements (AppOptions.credentials). */
+export { Scope, type ScopeName } from './callers/scopes.ts';
+export { type Caller, type CredentialCheck, type Identified, NOT_VALID, type Refusal, type RefusalReason, refused } from './callers/caller.ts';

@@ -1,3 +1,4 @@
+import type { Caller } from '../callers/caller.ts';
 import type { Logger } from '../log/logger.ts';
 
 export interface RequestRecord {
@@ -7,6 +8,15 @@ export interface RequestRecord {
   remoteAddress: string;
   statusCode: number;
   startedAt: number;
+  /** Who called, when known (SVC_AUTH on): so every change can be traced to a caller. */
+  caller: Caller | null;
+}
+
+// `"caller":{"kind":"key","id":"…"}`: the key's public id, or the token's `sub` and `client_id`; never a secret.
+function callerJson(caller: Caller | null): string {
+  if (caller === null) return '';
+  const clientId = caller.clientId === undefined ? '' : `,"clientId":${JSON.stringify(caller.clientId)}`;
+  return `,"caller":{"kind":"${caller.kind}","id":${JSON.stringify(caller.id)}${clientId}}`;
 }
 
 /** Writes the one pino-format line per request of docs/operations.md, Logs: level 30 below 500, 50 for 5xx. */
@@ -18,6 +28,6 @@ export function logRequest(logger: Logger, record: RequestRecord): void {
   const json =
     `"reqId":${JSON.stringify(record.requestId)},"req":{"method":${JSON.stringify(record.method)},` +
     `"url":${JSON.stringify(record.url)},"remoteAddress":${JSON.stringify(record.remoteAddress)}},` +
-    `"res":{"statusCode":${record.statusCode}},"responseTime":${responseTime}`;
+    `"res":{"statusCode":${record.statusCode}},"responseTime":${responseTime}${callerJson(record.caller)}`;
   logger.writeRaw(level, 'request completed', json);
 }

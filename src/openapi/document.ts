@@ -25,7 +25,7 @@ const KIND_TEXT: Readonly<Record<OperationKind, string>> = {
   change: 'changes',
   remove: 'deletes',
 };
-const WHEN_TEXT = { token: 'when a token is configured', rate_limit: 'when rate limiting is on' } as const;
+const WHEN_TEXT = { token: 'when a token is configured', rate_limit: 'when rate limiting is on', callers: 'when SVC_AUTH is keys or jwt' } as const;
 
 function kindsText(on: readonly OperationKind[]): string {
   const missing = (Object.keys(KIND_TEXT) as OperationKind[]).filter((kind) => !on.includes(kind));

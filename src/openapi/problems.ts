@@ -13,8 +13,8 @@ export type ResourceName = 'products' | 'workspaces';
 export interface ErrorScope {
   /** The kinds of operation that can answer it; `any_request`: before routing, on no operation. */
   on: readonly OperationKind[] | 'any_request';
-  /** Only when the service is configured so: a token set (SVC_API_TOKEN), rate limiting on. */
-  when?: 'token' | 'rate_limit';
+  /** Only when the service is configured so: a token set (SVC_API_TOKEN), rate limiting on, callers known (SVC_AUTH). */
+  when?: 'token' | 'rate_limit' | 'callers';
   /** Only on this resource's operations: the code comes from a rule of its use case. */
   resource?: ResourceName;
 }
@@ -38,6 +38,7 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   headers_too_large: { on: 'any_request' },
   uri_too_long: { on: 'any_request' },
   unauthorized: { on: WRITES, when: 'token' },
+  forbidden: { on: ['list', 'read', ...WRITES], when: 'callers' },
   not_found: { on: ['read', 'change', 'remove'] },
   method_not_allowed: { on: 'any_request' },
   idempotency_key_in_use: { on: ['create'] },
@@ -58,6 +59,8 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
 export interface ErrorSettings {
   bearerAuth: boolean;
   rateLimited: boolean;
+  /** SVC_AUTH is keys or jwt: every operation but the open ones needs a credential with a scope. */
+  callers?: boolean;
 }
 
 /** Whether `code` can answer an operation of `kind` on `resource` (undefined: no resource) with `settings`. */
@@ -67,6 +70,7 @@ export function canHappen(code: ErrorCode, kind: OperationKind, resource: Resour
   if (scope.resource !== undefined && scope.resource !== resource) return false;
   if (scope.when === 'token') return settings.bearerAuth;
   if (scope.when === 'rate_limit') return settings.rateLimited;
+  if (scope.when === 'callers') return settings.callers === true;
   return true;
 }
 

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { createSqliteIdempotencyRepository } from './idempotency.ts';
+import { createSqliteApiKeyRepository } from './keys.ts';
 import { createSqliteProductRepository } from './products.ts';
 import { createSqliteReadinessRepository } from './readiness.ts';
 import { createSqliteWorkspaceRepository } from './workspaces.ts';
@@ -21,6 +22,7 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     products: createSqliteProductRepository(db),
     workspaces: createSqliteWorkspaceRepository(db),
     idempotency: createSqliteIdempotencyRepository(db),
+    keys: createSqliteApiKeyRepository(db),
   };
   const writes = new WriteBatcher(db, repositories, options.onCommit === undefined ? {} : { onCommit: options.onCommit });
   return {
@@ -28,6 +30,7 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     products: repositories.products,
     workspaces: repositories.workspaces,
     readiness: createSqliteReadinessRepository(db),
+    keys: repositories.keys,
     transaction: (work) => writes.run(work),
   };
 }

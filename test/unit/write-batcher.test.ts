@@ -2,13 +2,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../../src/sqlite/database.ts';
 import { StorageBusyError } from '../../src/db/errors.ts';
+import { TransactionTurnError } from '../../src/sqlite/turn.ts';
 import { WriteBatcher } from '../../src/sqlite/write-batcher.ts';
 
-function fileDatabase(t: { after(fn: () => void): void }): { db: DatabaseSync; path: string } {
+type After = { after(fn: () => void): void };
+
+function fileDatabase(t: After): { db: DatabaseSync; path: string; rows(): unknown[] } {
   const dir = mkdtempSync(join(tmpdir(), 'svc-batcher-'));
   const path = join(dir, 'batch.db');
   const db = openDatabase(path, { create: true });
@@ -17,26 +21,48 @@ function fileDatabase(t: { after(fn: () => void): void }): { db: DatabaseSync; p
     if (db.isOpen) db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { db, path };
+  // Read by a connection of its own: only what was committed.
+  const rows = (): unknown[] => {
+    const reader = new DatabaseSync(path, { readOnly: true });
+    try {
+      return reader.prepare('SELECT v FROM t ORDER BY rowid').all().map((row) => row['v']);
+    } finally {
+      reader.close();
+    }
+  };
+  return { db, path, rows };
+}
+
+// Another connection holding the file's write lock, as another process would.
+function lockHolder(t: After, path: string): DatabaseSync {
+  const other = new DatabaseSync(path);
+  other.exec('BEGIN IMMEDIATE');
+  t.after(() => {
+    if (other.isTransaction) other.exec('ROLLBACK');
+    other.close();
+  });
+  return other;
+}
+
+// Counts event-loop turns: a batcher that waited for the lock on the main thread would stop it.
+function loopTurns(t: After): () => number {
+  let turns = 0;
+  const timer = setInterval(() => turns++, 5);
+  t.after(() => clearInterval(timer));
+  return () => turns;
 }
 
 test('writes queued in one turn share one commit, and each resolves only once it is visible to another connection', async (t) => {
-  const { db, path } = fileDatabase(t);
+  const { db, rows } = fileDatabase(t);
   const sizes: number[] = [];
-  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
-  const batcher = new WriteBatcher(db, insert, { onCommit: (size) => sizes.push(size) });
-  const reader = new DatabaseSync(path, { readOnly: true });
-  t.after(() => reader.close());
-  const count = (): number => Number(reader.prepare('SELECT count(*) AS n FROM t').get()?.['n']);
-  const seenAtResolve = await Promise.all(
-    Array.from({ length: 5 }, (_, i) => batcher.run(async (tx) => tx.run(`v${i}`)).then(() => count())),
-  );
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { onCommit: (size) => sizes.push(size) });
+  const seenAtResolve = await Promise.all(Array.from({ length: 5 }, (_, i) => batcher.run(async (tx) => tx.run(`v${i}`)).then(() => rows().length)));
   assert.deepEqual(sizes, [5]);
   assert.deepEqual(seenAtResolve, [5, 5, 5, 5, 5]);
 });
 
 test('a failing write is rolled back alone; the others in its batch commit', async (t) => {
-  const { db } = fileDatabase(t);
+  const { db, rows } = fileDatabase(t);
   const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'));
   const results = await Promise.allSettled([
     batcher.run(async (tx) => tx.run('kept 1')),
@@ -48,26 +74,125 @@ test('a failing write is rolled back alone; the others in its batch commit', asy
   ]);
   assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
   assert.match(String((results[1] as PromiseRejectedResult).reason), /rule broken after a write/);
-  const rows = db.prepare('SELECT v FROM t ORDER BY rowid').all().map((row) => row['v']);
-  assert.deepEqual(rows, ['kept 1', 'kept 2']);
+  assert.deepEqual(rows(), ['kept 1', 'kept 2']);
 });
 
 test('a closed database rejects every queued write instead of leaving them pending', async (t) => {
   const { db } = fileDatabase(t);
-  const batcher = new WriteBatcher(db, null);
+  const batcher = new WriteBatcher(db, {});
   const pending = [batcher.run(async () => 1), batcher.run(async () => 2)];
   db.close();
   for (const write of pending) await assert.rejects(write, /not open/);
 });
 
-test('a write lock held by another connection past busy_timeout is StorageBusyError, and nothing is written', async (t) => {
-  const { db, path } = fileDatabase(t);
-  db.exec('PRAGMA busy_timeout = 50');
-  const other = new DatabaseSync(path);
-  other.exec('BEGIN IMMEDIATE');
-  t.after(() => other.close());
-  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'));
-  await assert.rejects(batcher.run(async (tx) => tx.run('never')), StorageBusyError);
+test('a write waits for another connection\'s lock without blocking the event loop, and commits once it is free', async (t) => {
+  const { db, path, rows } = fileDatabase(t);
+  const other = lockHolder(t, path);
+  const turns = loopTurns(t);
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { lockWaitMs: 5_000 });
+  let settled = false;
+  const write = batcher.run(async (tx) => tx.run('waited')).finally(() => (settled = true));
+  const before = turns();
+  while (turns() < before + 10) await sleep(5);
+  assert.equal(settled, false, 'the write waits while the lock is held');
+  assert.equal(db.isTransaction, false, 'no transaction is open while it waits');
   other.exec('ROLLBACK');
-  assert.equal(Number(db.prepare('SELECT count(*) AS n FROM t').get()?.['n']), 0);
+  await write;
+  assert.deepEqual(rows(), ['waited']);
+});
+
+test('a write lock held past the wait is StorageBusyError, and nothing is written', async (t) => {
+  const { db, path, rows } = fileDatabase(t);
+  lockHolder(t, path);
+  const turns = loopTurns(t);
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { lockWaitMs: 200 });
+  const startedAt = performance.now();
+  const before = turns();
+  await assert.rejects(batcher.run(async (tx) => tx.run('never')), StorageBusyError);
+  assert.ok(performance.now() - startedAt >= 190, 'it waited for the lock as long as it was told');
+  assert.ok(turns() > before + 5, 'the event loop turned while it waited');
+  assert.deepEqual(rows(), []);
+});
+
+test('writes queued while one waits for the lock wait their turn: one BEGIN at a time, one batch once it is free', async (t) => {
+  const { db, path, rows } = fileDatabase(t);
+  const other = lockHolder(t, path);
+  const sizes: number[] = [];
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { onCommit: (size) => sizes.push(size) });
+  const first = batcher.run(async (tx) => tx.run('first'));
+  await sleep(30);
+  // A later turn: a flush of its own would start beside the one that waits.
+  const second = batcher.run(async (tx) => tx.run('second'));
+  await sleep(30);
+  other.exec('ROLLBACK');
+  await Promise.all([first, second]);
+  assert.deepEqual(sizes, [2]);
+  assert.deepEqual(rows(), ['first', 'second']);
+});
+
+test('a BEGIN that fails rolls back nothing it did not begin: a transaction open on the connection is left to its owner', async (t) => {
+  const { db, rows } = fileDatabase(t);
+  db.exec('BEGIN');
+  db.exec("INSERT INTO t (v) VALUES ('theirs')");
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'));
+  await assert.rejects(batcher.run(async (tx) => tx.run('mine')), /within a transaction/);
+  assert.equal(db.isTransaction, true, 'their transaction is still open');
+  db.exec('COMMIT');
+  assert.deepEqual(rows(), ['theirs']);
+});
+
+// The outcome of `promise`, watched from now on (a rejection is never left unhandled meanwhile).
+function outcomeOf(promise: Promise<unknown>): Promise<PromiseSettledResult<unknown>> {
+  return Promise.allSettled([promise]).then(([outcome]) => outcome as PromiseSettledResult<unknown>);
+}
+
+function rejectionOf(outcome: PromiseSettledResult<unknown>): unknown {
+  assert.equal(outcome.status, 'rejected');
+  return (outcome as PromiseRejectedResult).reason;
+}
+
+test('a work that awaits a timer fails loudly, with its writes undone; the others of its batch, and the next batch, commit', async (t) => {
+  const { db, rows } = fileDatabase(t);
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'));
+  const batch = [
+    batcher.run(async (tx) => tx.run('kept 1')),
+    batcher.run(async (tx) => {
+      tx.run('before the timer');
+      await sleep(20);
+      return 'never reached in its turn';
+    }),
+    batcher.run(async (tx) => tx.run('kept 2')),
+  ].map(outcomeOf);
+  await new Promise((resolve) => setImmediate(resolve));
+  const next = outcomeOf(batcher.run(async (tx) => tx.run('next turn')));
+  const results = await Promise.all([...batch, next]);
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+  const reason = rejectionOf(results[1] as PromiseSettledResult<unknown>);
+  assert.ok(reason instanceof TransactionTurnError, String(reason));
+  assert.match(reason.message, /await/);
+  assert.deepEqual(rows(), ['kept 1', 'kept 2', 'next turn']);
+  assert.equal(db.isTransaction, false);
+});
+
+test('a work that uses its repositories after its turn gets an error and writes nothing', async (t) => {
+  const { db, rows } = fileDatabase(t);
+  const batcher = new WriteBatcher(db, { insert: db.prepare('INSERT INTO t (v) VALUES (?)') });
+  const lateCalls: Promise<PromiseSettledResult<unknown>>[] = [];
+  // One awaits a timer and writes after it; one returns at once but leaves a write for later.
+  const stalled = outcomeOf(
+    batcher.run(async (tx) => {
+      await sleep(10);
+      lateCalls.push(outcomeOf(Promise.resolve().then(() => tx.insert.run('after the timer'))));
+    }),
+  );
+  const leftBehind = batcher.run(async (tx) => {
+    const insert = tx.insert;
+    lateCalls.push(outcomeOf(sleep(10).then(() => insert.run('left for later'))));
+  });
+  assert.ok(rejectionOf(await stalled) instanceof TransactionTurnError);
+  await leftBehind;
+  while (lateCalls.length < 2) await sleep(5);
+  for (const call of await Promise.all(lateCalls)) assert.ok(rejectionOf(call) instanceof TransactionTurnError);
+  assert.equal(db.isTransaction, false);
+  assert.deepEqual(rows(), []);
 });

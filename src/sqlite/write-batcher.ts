@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { busyAsStorageError, isDatabaseBusy, LOCK_WAIT_MS, lockedByAnother, retryDelayMs } from './busy.ts';
 import { revocableView } from './revocable.ts';
-import { type Outcome, settleWithinTurn, TransactionTurnError } from './turn.ts';
+import { type Outcome, TransactionTurnError, TurnWatch } from './turn.ts';
 
 /** A unit of work run inside a shared write transaction, given the repositories bound to it. */
 export type WriteWork<R, T> = (tx: R) => Promise<T>;
@@ -36,7 +36,7 @@ const USED_AFTER_TURN =
  * The one-turn rule, enforced: at most one turn is ever scheduled or running, so batches never
  * overlap. A turn starts in a macrotask of its own (setImmediate, or a timer while the lock is
  * taken), and runs from BEGIN to COMMIT within it: each work gets its turn's microtasks to settle,
- * and one that waits for more (settleWithinTurn) is cut off, its savepoint rolled back and its
+ * and one that waits for more (TurnWatch) is cut off, its savepoint rolled back and its
  * repositories revoked, while the others carry on. So no other code runs while a transaction is
  * open, and no statement of a work ever lands in another's transaction.
  *
@@ -135,8 +135,9 @@ export class WriteBatcher<R extends object> {
   async #runBatch(batch: Pending<R>[]): Promise<void> {
     const db = this.#db;
     const outcomes: Outcome[] = [];
+    const watch = new TurnWatch();
     try {
-      for (const item of batch) outcomes.push(await this.#inSavepoint(item.work));
+      for (const item of batch) outcomes.push(await this.#inSavepoint(item.work, watch));
       db.exec('COMMIT');
     } catch (thrown) {
       // This turn's BEGIN succeeded, so the transaction is its own to roll back. A closed or broken
@@ -157,14 +158,14 @@ export class WriteBatcher<R extends object> {
     });
   }
 
-  async #inSavepoint(work: WriteWork<R, unknown>): Promise<Outcome> {
+  async #inSavepoint(work: WriteWork<R, unknown>, watch: TurnWatch): Promise<Outcome> {
     const db = this.#db;
     db.exec('SAVEPOINT write');
     // Each work gets a view of the repositories of its own, revoked once its turn ends: a work that
     // keeps one and uses it later (after a timer, in a callback) gets an error instead of writing
     // into another's transaction or outside any.
     const tx = revocableView(this.#tx, () => new TransactionTurnError(USED_AFTER_TURN));
-    const outcome = await settleWithinTurn(() => work(tx.view));
+    const outcome = await watch.settle(() => work(tx.view));
     tx.revoke();
     if (outcome.ok) db.exec('RELEASE write');
     else {

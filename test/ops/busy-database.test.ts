@@ -85,7 +85,7 @@ async function createProduct(url: string): Promise<number> {
 }
 
 for (const workers of [1, 2]) {
-  test(`SVC_WORKERS=${workers}: while another process holds the write lock, reads answer at once and a write waits for the lock`, async (t) => {
+  test(`SVC_WORKERS=${workers}: while another process holds the write lock, reads answer at once and a write waits for the lock`, { timeout: 60_000 }, async (t) => {
     const service = await startService(t, workers);
     const productId = await createProduct(service.url);
     const holder = await lockedBy(t, service.dbPath);
@@ -109,7 +109,7 @@ for (const workers of [1, 2]) {
     assert.equal(service.productCount(), 1 + workers);
   });
 
-  test(`SVC_WORKERS=${workers}: a write that cannot get the lock within 5 s is 503 with Retry-After, and nothing is written`, async (t) => {
+  test(`SVC_WORKERS=${workers}: a write that cannot get the lock within 5 s is 503 with Retry-After, and nothing is written`, { timeout: 60_000 }, async (t) => {
     const service = await startService(t, workers);
     const productId = await createProduct(service.url);
     const holder = await lockedBy(t, service.dbPath);

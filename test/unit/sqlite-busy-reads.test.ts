@@ -35,7 +35,7 @@ function exclusivelyLockable(t: After): { path: string; storageDb: DatabaseSync;
   return { path, storageDb, other };
 }
 
-test('a read that meets SQLITE_BUSY is tried again on timers, without blocking, and answers once the lock is gone', async (t) => {
+test('a read that meets SQLITE_BUSY is tried again on timers, without blocking, and answers once the lock is gone', { timeout: 20_000 }, async (t) => {
   const { storageDb, other } = exclusivelyLockable(t);
   const storage = createSqliteStorage(storageDb, { lockWaitMs: 5_000 });
   other.exec('BEGIN EXCLUSIVE');
@@ -51,7 +51,7 @@ test('a read that meets SQLITE_BUSY is tried again on timers, without blocking, 
   assert.ok((await readiness) > 0);
 });
 
-test('a read still locked out after the wait is StorageBusyError (503 with Retry-After), not a crash', async (t) => {
+test('a read still locked out after the wait is StorageBusyError (503 with Retry-After), not a crash', { timeout: 20_000 }, async (t) => {
   const { storageDb, other } = exclusivelyLockable(t);
   const storage = createSqliteStorage(storageDb, { lockWaitMs: 150 });
   other.exec('BEGIN EXCLUSIVE');
@@ -63,7 +63,7 @@ test('a read still locked out after the wait is StorageBusyError (503 with Retry
   assert.equal((await storage.products.listBefore(null, 10, null)).length, 1);
 });
 
-test('errors other than SQLITE_BUSY are passed on at once, as they are', async (t) => {
+test('errors other than SQLITE_BUSY are passed on at once, as they are', { timeout: 20_000 }, async (t) => {
   const { storageDb } = exclusivelyLockable(t);
   const storage = createSqliteStorage(storageDb, { lockWaitMs: 5_000 });
   storageDb.exec('DROP TABLE products');

@@ -46,12 +46,24 @@ function lockHolder(t: After, path: string): DatabaseSync {
   return other;
 }
 
-// Counts event-loop turns: a batcher that waited for the lock on the main thread would stop it.
-function loopTurns(t: After): () => number {
-  let turns = 0;
-  const timer = setInterval(() => turns++, 5);
+// Counts event-loop turns (a timer every 5 ms): a batcher that waited for the lock on the main
+// thread would stop them.
+function loopTurns(t: After): { count(): number; passed(turns: number): Promise<void> } {
+  let count = 0;
+  const waiting = new Set<{ at: number; resolve(): void }>();
+  const timer = setInterval(() => {
+    count++;
+    for (const waiter of waiting) {
+      if (count < waiter.at) continue;
+      waiting.delete(waiter);
+      waiter.resolve();
+    }
+  }, 5);
   t.after(() => clearInterval(timer));
-  return () => turns;
+  return {
+    count: () => count,
+    passed: (turns) => new Promise<void>((resolve) => void waiting.add({ at: count + turns, resolve })),
+  };
 }
 
 test('writes queued in one turn share one commit, and each resolves only once it is visible to another connection', { timeout: 20_000 }, async (t) => {
@@ -93,13 +105,15 @@ test('a write waits for another connection\'s lock without blocking the event lo
   const turns = loopTurns(t);
   const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { lockWaitMs: 5_000 });
   let settled = false;
-  const write = batcher.run(async (tx) => tx.run('waited')).finally(() => (settled = true));
-  const before = turns();
-  while (turns() < before + 10) await sleep(5);
+  const write = outcomeOf(batcher.run(async (tx) => tx.run('waited')).finally(() => (settled = true)));
+  await turns.passed(10);
   assert.equal(settled, false, 'the write waits while the lock is held');
   assert.equal(db.isTransaction, false, 'no transaction is open while it waits');
   other.exec('ROLLBACK');
-  await write;
+  const releasedAt = performance.now();
+  assert.equal((await write).status, 'fulfilled');
+  // Its tries go on while it waits: it commits soon after the lock is free (generous for a loaded machine).
+  assert.ok(performance.now() - releasedAt < 1_000, `committed ${Math.round(performance.now() - releasedAt)} ms after the lock was free`);
   assert.deepEqual(rows(), ['waited']);
 });
 
@@ -109,11 +123,25 @@ test('a write lock held past the wait is StorageBusyError, and nothing is writte
   const turns = loopTurns(t);
   const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { lockWaitMs: 200 });
   const startedAt = performance.now();
-  const before = turns();
+  const before = turns.count();
   await assert.rejects(batcher.run(async (tx) => tx.run('never')), StorageBusyError);
   assert.ok(performance.now() - startedAt >= 190, 'it waited for the lock as long as it was told');
-  assert.ok(turns() > before + 5, 'the event loop turned while it waited');
+  assert.ok(turns.count() > before + 5, 'the event loop turned while it waited');
   assert.deepEqual(rows(), []);
+});
+
+test('each write waits for the lock as long as it was told from when it was queued, not from when the first began to wait', { timeout: 20_000 }, async (t) => {
+  const { db, path, rows } = fileDatabase(t);
+  const other = lockHolder(t, path);
+  const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { lockWaitMs: 1_000 });
+  const first = outcomeOf(batcher.run(async (tx) => tx.run('first')));
+  await sleep(500);
+  const second = outcomeOf(batcher.run(async (tx) => tx.run('second')));
+  assert.ok(rejectionOf(await first) instanceof StorageBusyError);
+  // The second has waited about 500 ms of its 1,000: the lock comes free in time for it.
+  other.exec('ROLLBACK');
+  assert.equal((await second).status, 'fulfilled');
+  assert.deepEqual(rows(), ['second']);
 });
 
 test('writes queued while one waits for the lock wait their turn: one BEGIN at a time, one batch once it is free', { timeout: 20_000 }, async (t) => {
@@ -128,6 +156,8 @@ test('writes queued while one waits for the lock wait their turn: one BEGIN at a
   await sleep(30);
   other.exec('ROLLBACK');
   await Promise.all([first, second]);
+  // Longer than the longest wait between tries: a second loop of tries would have committed by now.
+  await sleep(150);
   assert.deepEqual(sizes, [2]);
   assert.deepEqual(rows(), ['first', 'second']);
 });
@@ -135,8 +165,13 @@ test('writes queued while one waits for the lock wait their turn: one BEGIN at a
 test('code that runs once a write has resolved never runs inside the next batch\'s transaction', { timeout: 20_000 }, async (t) => {
   const { db, rows } = fileDatabase(t);
   const batcher = new WriteBatcher(db, db.prepare('INSERT INTO t (v) VALUES (?)'), { maxBatch: 2 });
-  // What a request does after its write: read on the same connection. It must see no transaction.
-  const seen = await Promise.all(Array.from({ length: 7 }, (_, i) => batcher.run(async (tx) => tx.run(`v${i}`)).then(() => db.isTransaction)));
+  // What a request does after its write: a few steps, then a read on the same connection. It must
+  // see no transaction.
+  const afterTheWrite = async (): Promise<boolean> => {
+    for (let step = 0; step < 10; step++) await null;
+    return db.isTransaction;
+  };
+  const seen = await Promise.all(Array.from({ length: 7 }, (_, i) => batcher.run(async (tx) => tx.run(`v${i}`)).then(afterTheWrite)));
   assert.deepEqual(seen, Array(7).fill(false));
   assert.equal(rows().length, 7);
 });

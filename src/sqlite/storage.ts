@@ -18,9 +18,11 @@ export interface SqliteStorageOptions {
  * Storage on one node:sqlite connection, which needs no busy timeout (openDatabase sets none).
  *
  * Reads and the write transactions share the connection, and a read never sees an open
- * transaction: the WriteBatcher opens one only inside a macrotask of its own and commits it before
- * that macrotask ends, cutting off any work that would wait for more (a timer, I/O), while every
- * read runs from a request's own callback, a macrotask too. The two never interleave.
+ * transaction, because nothing but the batch's own works runs while one is open: the WriteBatcher
+ * begins each batch in a macrotask of its own (so no other request's code is queued behind it),
+ * commits it before that macrotask ends (cutting off any work that would wait for a timer or I/O,
+ * and revoking its repositories), and settles the callers only after COMMIT. A read runs from a
+ * request's callback or after its write has settled, never in between.
  *
  * Reads never need the write lock (WAL), so another process's lock does not stop them. A read meets
  * SQLITE_BUSY only in the moments another connection holds the file exclusively (WAL recovery after

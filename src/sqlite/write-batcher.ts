@@ -28,8 +28,8 @@ const USED_AFTER_TURN =
   "a write transaction's repositories were used after its work had ended (a work may await only the repositories it is given)";
 
 /**
- * Group commit for SQLite: works queued while the previous batch ran, or while another connection
- * held the write lock, run in one transaction and share one fsync. Each runs inside its own
+ * Group commit for SQLite: works queued in the same event-loop turn (or while the previous batch ran,
+ * or while another connection held the write lock) run in one transaction and share one fsync. Each runs inside its own
  * savepoint, so one that fails is rolled back alone; none is resolved before the COMMIT that makes
  * it durable.
  *

@@ -3,7 +3,7 @@ import { StorageBusyError } from '../db/errors.ts';
 
 const SQLITE_BUSY = 5;
 
-/** How long a statement of the service waits for another connection's lock before StorageBusyError (API.md §8). */
+/** How long a statement of the service waits for another connection's lock before StorageBusyError (docs/operations.md, Workers). */
 export const LOCK_WAIT_MS = 5_000;
 
 // Between tries: short at first (another process's batch holds the lock for a moment), then

@@ -9,6 +9,10 @@ import { configOrExit } from './config-or-exit.ts';
 
 type Env = Record<string, string | undefined>;
 
+// How long each migration's BEGIN IMMEDIATE waits for another process's write lock (a serving
+// process holds it for a batch at a time) before the migration is refused.
+const MIGRATE_BUSY_TIMEOUT_MS = 5_000;
+
 /** The database migrate works on, whichever the engine. */
 interface Target {
   /** How log lines name it: the SQLite path, or the URL with its password hidden. */
@@ -28,7 +32,8 @@ function sqliteTarget(config: Config): Target {
     // A missing file counts as version 0; reading never creates or converts it.
     current: async () => (existsSync(path) ? readSchemaVersionOf(path) : 0),
     async apply() {
-      const db = openDatabase(path, { create: true, durability: config.durability });
+      // A command-line tool: it may block while it waits for a serving process's write lock.
+      const db = openDatabase(path, { create: true, durability: config.durability, busyTimeoutMs: MIGRATE_BUSY_TIMEOUT_MS });
       try {
         return migrate(db);
       } finally {

@@ -29,6 +29,12 @@ export interface Storage {
    * if `work` rejects, nothing it wrote remains and the rejection is passed on. Engines may run
    * several works in one transaction (SQLite's group commit) or retry a work after a
    * serialization failure (PostgreSQL), so a work must have no effect outside `tx`.
+   *
+   * A work may await nothing but `tx` (no timer, no I/O, no other promise), and may not keep `tx`
+   * for later: on SQLite a transaction lives within one turn of the event loop, shared with the other
+   * works of its batch. A work that breaks this fails loudly: what it wrote is rolled back, `tx`
+   * throws from then on, and the transaction rejects with an error that is a bug to fix (a 500),
+   * while the other works are unaffected.
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }

@@ -10,6 +10,12 @@ export interface OpenOptions {
   /** Create the file (and its folder) when missing; only migrations do this. */
   create?: boolean;
   readOnly?: boolean;
+  /**
+   * How long a statement waits, blocking the thread, for another connection's lock before it fails
+   * with SQLITE_BUSY: 0 (the default) for a connection that serves requests, whose writes wait on
+   * timers instead (WriteBatcher); a command-line tool such as `bin/migrate.js` may block.
+   */
+  busyTimeoutMs?: number;
 }
 
 /** Raised when the database file the service should use does not exist. */
@@ -17,10 +23,15 @@ export class DatabaseMissingError extends Error {
   override name = 'DatabaseMissingError';
 }
 
-// How long a writer waits for another process's write lock before SQLITE_BUSY.
-const BUSY_TIMEOUT_MS = 5_000;
+// Opening may meet another connection's lock (WAL recovery after a crash, a checkpoint that ends
+// the last connection); a process that is opening serves nothing yet, so it may block that long.
+const OPEN_BUSY_TIMEOUT_MS = 5_000;
 
-/** Opens a SQLite database in WAL mode with the pragmas this service relies on. */
+/**
+ * Opens a SQLite database in WAL mode with the pragmas this service relies on. Opening itself may
+ * wait (blocking, up to 5 s) for another connection's lock; the connection returned then waits only
+ * `busyTimeoutMs` (none by default).
+ */
 export function openDatabase(path: string, options: OpenOptions = {}): DatabaseSync {
   // SQLite would take a URL for a file name and create it; say which function the caller meant.
   if (isPostgresUrl(path)) throw new TypeError('openDatabase opens SQLite files; open a PostgreSQL URL with openPostgres(url)');
@@ -30,12 +41,26 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   if (options.create !== true && !inMemory && !existsSync(path)) {
     throw new DatabaseMissingError(`database file ${path} does not exist`);
   }
+  const busyTimeoutMs = busyTimeoutOf(options);
   const db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  if (!inMemory && options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL');
-  db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
-  db.exec('PRAGMA foreign_keys = ON');
+  try {
+    db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
+    if (!inMemory && options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  } catch (error) {
+    // A file that is not a database, or a lock held past the wait: nothing is left open.
+    db.close();
+    throw error;
+  }
   return db;
+}
+
+function busyTimeoutOf(options: OpenOptions): number {
+  const ms = options.busyTimeoutMs ?? 0;
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`busyTimeoutMs must be a whole number of milliseconds, 0 or more; got ${ms}`);
+  return ms;
 }
 
 /** Reads PRAGMA user_version: the number of the last migration applied. */
@@ -52,8 +77,8 @@ export function readSchemaVersionOf(path: string): number {
   if (!existsSync(path)) throw new DatabaseMissingError(`database file ${path} does not exist`);
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    // Another process may be migrating this very file: wait for its lock as writers do.
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Another process may be migrating this very file: wait for its lock (this runs before serving).
+    db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
     return schemaVersion(db);
   } finally {
     db.close();

@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { LOCK_WAIT_MS, retryingWhileBusy } from './busy.ts';
 import { createSqliteIdempotencyRepository } from './idempotency.ts';
 import { createSqliteApiKeyRepository } from './keys.ts';
 import { createSqliteProductRepository } from './products.ts';
@@ -10,27 +11,40 @@ import { WriteBatcher } from './write-batcher.ts';
 export interface SqliteStorageOptions {
   /** Called after each group commit with the number of writes it held. */
   onCommit?: (size: number) => void;
+  /** How long a read or a write waits for another connection's lock before StorageBusyError (LOCK_WAIT_MS). */
+  lockWaitMs?: number;
 }
 
 /**
- * Storage on one node:sqlite connection. Reads and the write transactions share it: a batch of
- * writes runs from BEGIN to COMMIT within one event-loop turn (see WriteBatcher), so a read never
- * sees an open transaction.
+ * Storage on one node:sqlite connection, which needs no busy timeout (openDatabase sets none).
+ *
+ * Reads and the write transactions share the connection, and a read never sees an open
+ * transaction, because nothing but the batch's own works runs while one is open: the WriteBatcher
+ * begins each batch in a macrotask of its own (so no other request's code is queued behind it),
+ * commits it before that macrotask ends (cutting off any work that would wait for a timer or I/O,
+ * and revoking its repositories), and settles the callers only after COMMIT. A read runs from a
+ * request's callback or after its write has settled, never in between.
+ *
+ * Reads never need the write lock (WAL), so another process's lock does not stop them. A read meets
+ * SQLITE_BUSY only in the moments another connection holds the file exclusively (WAL recovery after
+ * a crash, the last connection's checkpoint as it closes); it is tried again on timers, never
+ * blocking, like a write, and StorageBusyError after `lockWaitMs`.
  */
 export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOptions = {}): Storage {
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   const repositories: Repositories = {
     products: createSqliteProductRepository(db),
     workspaces: createSqliteWorkspaceRepository(db),
     idempotency: createSqliteIdempotencyRepository(db),
     keys: createSqliteApiKeyRepository(db),
   };
-  const writes = new WriteBatcher(db, repositories, options.onCommit === undefined ? {} : { onCommit: options.onCommit });
+  const writes = new WriteBatcher(db, repositories, { lockWaitMs, ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }) });
   return {
     engine: 'sqlite',
-    products: repositories.products,
-    workspaces: repositories.workspaces,
-    readiness: createSqliteReadinessRepository(db),
-    keys: repositories.keys,
+    products: retryingWhileBusy(repositories.products, lockWaitMs),
+    workspaces: retryingWhileBusy(repositories.workspaces, lockWaitMs),
+    readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
+    keys: retryingWhileBusy(repositories.keys, lockWaitMs),
     transaction: (work) => writes.run(work),
   };
 }

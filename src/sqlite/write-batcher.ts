@@ -1,77 +1,153 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { busyAsStorageError } from './busy.ts';
+import { busyAsStorageError, isDatabaseBusy, LOCK_WAIT_MS, lockedByAnother, retryDelayMs } from './busy.ts';
+import { revocableView } from './revocable.ts';
+import { type Outcome, TransactionTurnError, TurnWatch } from './turn.ts';
 
 /** A unit of work run inside a shared write transaction, given the repositories bound to it. */
 export type WriteWork<R, T> = (tx: R) => Promise<T>;
+
+/** How a WriteBatcher batches and waits. */
+export interface WriteBatcherOptions {
+  /** The most works one transaction holds (256). */
+  maxBatch?: number;
+  /** Called after each group commit with the number of works it held. */
+  onCommit?: (size: number) => void;
+  /** How long a work waits for another connection's write lock before StorageBusyError (LOCK_WAIT_MS). */
+  lockWaitMs?: number;
+}
 
 interface Pending<R> {
   work: WriteWork<R, unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** performance.now() past which it stops waiting for the lock. */
+  deadline: number;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+const USED_AFTER_TURN =
+  "a write transaction's repositories were used after its work had ended (a work may await only the repositories it is given)";
 
 /**
- * Group commit for SQLite: writes queued in the same event-loop turn run in one transaction and
- * share one fsync. Each runs inside its own savepoint, so one that fails is rolled back alone;
- * none is resolved before the COMMIT that makes it durable.
+ * Group commit for SQLite: works queued in the same event-loop turn (or while the previous batch ran,
+ * or while another connection held the write lock) run in one transaction and share one fsync. Each runs inside its own
+ * savepoint, so one that fails is rolled back alone; none is resolved before the COMMIT that makes
+ * it durable.
  *
- * node:sqlite is synchronous, so a work that awaits only the repositories it is given settles in
- * microtasks: a batch runs from BEGIN to COMMIT within one turn of the event loop, and no other
- * request ever runs a statement while the transaction is open. Works must not await anything else.
+ * The one-turn rule, enforced: at most one turn is ever scheduled or running, so batches never
+ * overlap. A turn starts in a macrotask of its own (setImmediate, or a timer while the lock is
+ * taken), and runs from BEGIN to COMMIT within it: each work gets its turn's microtasks to settle,
+ * and one that waits for more (TurnWatch) is cut off, its savepoint rolled back and its
+ * repositories revoked, while the others carry on. So no other code runs while a transaction is
+ * open, and no statement of a work ever lands in another's transaction.
+ *
+ * The connection needs no busy timeout: when another connection holds the lock, BEGIN IMMEDIATE
+ * fails at once and the turn is tried again on a timer, with back-off, never blocking the event loop;
+ * a work still waiting `lockWaitMs` after it was queued is rejected with StorageBusyError.
  */
-export class WriteBatcher<R> {
+export class WriteBatcher<R extends object> {
   readonly #db: DatabaseSync;
   readonly #tx: R;
   readonly #maxBatch: number;
   readonly #onCommit: (size: number) => void;
+  readonly #lockWaitMs: number;
   #queue: Pending<R>[] = [];
-  #scheduled = false;
+  // True from the moment a turn is scheduled until the queue is empty.
+  #active = false;
+  // BEGINs in a row that found the lock taken, for the back-off.
+  #busyTries = 0;
 
-  constructor(db: DatabaseSync, tx: R, options: { maxBatch?: number; onCommit?: (size: number) => void } = {}) {
+  constructor(db: DatabaseSync, tx: R, options: WriteBatcherOptions = {}) {
     this.#db = db;
     this.#tx = tx;
     this.#maxBatch = options.maxBatch ?? 256;
     this.#onCommit = options.onCommit ?? (() => {});
+    this.#lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   }
 
-  /** Runs `work` in the next shared transaction; resolves with its result once committed. */
+  /** Runs `work` in a coming shared transaction; resolves with its result once committed. */
   run<T>(work: WriteWork<R, T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => void this.flush());
-      }
+      const deadline = performance.now() + this.#lockWaitMs;
+      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline });
+      if (this.#active) return;
+      this.#active = true;
+      setImmediate(this.#turn);
     });
   }
 
-  /** Commits everything queued so far (normally called by the scheduler). */
-  async flush(): Promise<void> {
-    this.#scheduled = false;
-    while (this.#queue.length > 0) {
-      await this.#commit(this.#queue.splice(0, this.#maxBatch));
+  // One turn, always in a macrotask of its own: take the lock, run a batch, commit; or, with the
+  // lock taken by another connection, schedule the next try.
+  readonly #turn = (): void => {
+    let began: boolean;
+    try {
+      began = this.#begin();
+    } catch (error) {
+      // Nothing to roll back: this BEGIN opened nothing, and a transaction already open on the
+      // connection (an embedding program's own) is not ours to end.
+      for (const item of this.#queue.splice(0, this.#maxBatch)) item.reject(error);
+      this.#next(0);
+      return;
+    }
+    if (!began) {
+      this.#rejectOverdue();
+      this.#next(this.#retryDelay());
+      return;
+    }
+    this.#busyTries = 0;
+    void this.#runBatch(this.#queue.splice(0, this.#maxBatch)).finally(() => this.#next(0));
+  };
+
+  // BEGIN IMMEDIATE takes the write lock up front, so a batch never fails half-way for want of it.
+  // False when another connection holds it.
+  #begin(): boolean {
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      return true;
+    } catch (error) {
+      if (isDatabaseBusy(error)) return false;
+      throw error;
     }
   }
 
-  async #commit(batch: Pending<R>[]): Promise<void> {
+  #rejectOverdue(): void {
+    const now = performance.now();
+    while (this.#queue.length > 0 && (this.#queue[0] as Pending<R>).deadline <= now) {
+      (this.#queue.shift() as Pending<R>).reject(lockedByAnother());
+    }
+  }
+
+  // Backing off, but never past the moment the oldest work stops waiting.
+  #retryDelay(): number {
+    const oldest = this.#queue[0];
+    const delay = retryDelayMs(this.#busyTries++);
+    return oldest === undefined ? 0 : Math.max(1, Math.min(delay, Math.ceil(oldest.deadline - performance.now())));
+  }
+
+  // Schedules the next turn (0: at once, after pending I/O), or goes idle once nothing is queued.
+  #next(delayMs: number): void {
+    if (this.#queue.length === 0) {
+      this.#active = false;
+      this.#busyTries = 0;
+    } else if (delayMs === 0) setImmediate(this.#turn);
+    else setTimeout(this.#turn, delayMs);
+  }
+
+  async #runBatch(batch: Pending<R>[]): Promise<void> {
     const db = this.#db;
     const outcomes: Outcome[] = [];
+    const watch = new TurnWatch();
     try {
-      // IMMEDIATE takes the write lock up front, so another process makes us wait
-      // (busy_timeout) instead of failing half-way through the batch.
-      db.exec('BEGIN IMMEDIATE');
-      for (const item of batch) outcomes.push(await this.#inSavepoint(item.work));
+      for (const item of batch) outcomes.push(await this.#inSavepoint(item.work, watch));
       db.exec('COMMIT');
     } catch (thrown) {
-      // A closed or broken database throws here too; the waiting requests must still be
-      // answered (with the first error), or they hang and the throw escapes as uncaught.
+      // This turn's BEGIN succeeded, so the transaction is its own to roll back. A closed or broken
+      // database throws here too; the waiting requests must still be answered, or they hang.
       try {
         if (db.isOpen && db.isTransaction) db.exec('ROLLBACK');
       } catch {}
       const error = busyAsStorageError(thrown);
-      for (const item of batch) item.reject(error);
+      // A work cut off from its turn keeps its own error: it is a bug to fix, whatever else failed.
+      batch.forEach((item, i) => item.reject(turnError(outcomes[i]) ?? error));
       return;
     }
     this.#onCommit(batch.length);
@@ -82,17 +158,24 @@ export class WriteBatcher<R> {
     });
   }
 
-  async #inSavepoint(work: WriteWork<R, unknown>): Promise<Outcome> {
+  async #inSavepoint(work: WriteWork<R, unknown>, watch: TurnWatch): Promise<Outcome> {
     const db = this.#db;
     db.exec('SAVEPOINT write');
-    try {
-      const value = await work(this.#tx);
-      db.exec('RELEASE write');
-      return { ok: true, value };
-    } catch (error) {
+    // Each work gets a view of the repositories of its own, revoked once its turn ends: a work that
+    // keeps one and uses it later (after a timer, in a callback) gets an error instead of writing
+    // into another's transaction or outside any.
+    const tx = revocableView(this.#tx, () => new TransactionTurnError(USED_AFTER_TURN));
+    const outcome = await watch.settle(() => work(tx.view));
+    tx.revoke();
+    if (outcome.ok) db.exec('RELEASE write');
+    else {
       db.exec('ROLLBACK TO write');
       db.exec('RELEASE write');
-      return { ok: false, error };
     }
+    return outcome;
   }
+}
+
+function turnError(outcome: Outcome | undefined): TransactionTurnError | undefined {
+  return outcome !== undefined && !outcome.ok && outcome.error instanceof TransactionTurnError ? outcome.error : undefined;
 }

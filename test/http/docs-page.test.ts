@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { buildDocsPage } from '../../src/docs-page/page.ts';
 import { SECURITY_HEADERS } from '../../src/http/security-headers.ts';
+import { buildOpenApiDocument } from '../../src/openapi/document.ts';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
 import { writersAndReaders } from '../support/test-credentials.ts';
 
@@ -15,7 +17,9 @@ function elements(html: string, tag: string): string[] {
 let server: AppServer;
 before(async () => {
   // With SVC_AUTH on: the page is one of the open endpoints.
-  server = await startAppServer({ SVC_AUTH: 'keys', SVC_CORS_ORIGINS: 'https://app.example.com' }, { credentials: writersAndReaders });
+  // Rate limiting on: a document (and so a page) unlike the default one.
+  const env = { SVC_AUTH: 'keys', SVC_CORS_ORIGINS: 'https://app.example.com', SVC_RATE_LIMIT: '1000' };
+  server = await startAppServer(env, { credentials: writersAndReaders });
 });
 after(() => server.stop());
 
@@ -70,4 +74,12 @@ test('the page is the served document: a section for every operation it lists, n
   const sections = [...html.matchAll(/<section class="operation" id="op-([A-Za-z0-9_-]+)">/g)].map((match) => match[1]);
   assert.deepEqual(sections.sort(), ids.sort());
   assert.ok(ids.includes('getDocsPage'), 'the page documents itself');
+});
+
+test('the page is made from the very document the service serves, as configured', async () => {
+  const html = await (await fetch(`${server.url}/api/docs`)).text();
+  const served = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as Record<string, unknown>;
+  assert.equal(html, buildDocsPage(served).html);
+  assert.notEqual(html, buildDocsPage(buildOpenApiDocument({ bearerAuth: false, rateLimited: false })).html);
+  assert.ok(html.includes('<code>rate_limited</code>'));
 });

@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startAppServer } from '../test/support/app-server.ts';
-import { launchChromium } from '../test/support/browser.ts';
+import { BROWSER_DEADLINE_MS, launchChromium } from '../test/support/browser.ts';
 import { WRITER, writersAndReaders } from '../test/support/test-credentials.ts';
 
 const output = fileURLToPath(new URL('../docs/images/docs-page.png', import.meta.url));
@@ -17,7 +17,7 @@ try {
   await page.goto(`${server.url}/api/docs#op-createProduct`);
   await page.type('#credential', WRITER);
   await page.click('#op-createProduct form.try button[type="submit"]');
-  await page.waitForFunction(`document.querySelector('#op-createProduct .answer-status').textContent.startsWith('201')`, { timeout: 15_000 });
+  await page.waitForFunction(`document.querySelector('#op-createProduct .answer-status').textContent.startsWith('201')`, { timeout: BROWSER_DEADLINE_MS, polling: 100 });
   // The statuses of the operation, its form, the 201 and its headers in view, beside the sidebar.
   await page.evaluate(`document.querySelector('#op-createProduct form.try').scrollIntoView({ block: 'start' }); window.scrollBy(0, -300)`);
   mkdirSync(fileURLToPath(new URL('../docs/images/', import.meta.url)), { recursive: true });

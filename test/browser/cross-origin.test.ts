@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
-import { haveChromium, launchChromium, type TestBrowser, watchPage } from '../support/browser.ts';
+import { BROWSER_DEADLINE_MS, haveChromium, launchChromium, type TestBrowser, watchPage } from '../support/browser.ts';
 import { WRITER, writersAndReaders } from '../support/test-credentials.ts';
 
 // A single-page app's calls, as a front-end developer writes them; each step's outcome, or the error
@@ -38,7 +38,7 @@ async function run() {
   // COOP: a window of the API opened from here is put in a group of its own; this page loses it.
   await step('popup', async () => {
     const popup = window.open(API + '/api/ping');
-    const deadline = Date.now() + 10000;
+    const deadline = Date.now() + 30000;
     while (!popup.closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     return { closed: popup.closed };
   });
@@ -89,7 +89,7 @@ describe('a page of another origin calls the API from Chromium', () => {
     const reports = await watchPage(page);
     await page.goto(`${origin}/?api=${encodeURIComponent(api.url)}`);
     // Polled by time, not by animation frame: a page behind the window it opened gets no frames.
-    await page.waitForFunction('window.results !== undefined', { timeout: 30_000, polling: 100 });
+    await page.waitForFunction('window.results !== undefined', { timeout: 2 * BROWSER_DEADLINE_MS, polling: 100 });
     const results = (await page.evaluate('window.results')) as Results;
     await page.close();
     return { results, console: reports.console };

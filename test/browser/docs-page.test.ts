@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'puppeteer-core';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
-import { haveChromium, launchChromium, type TestBrowser, watchPage } from '../support/browser.ts';
+import { BROWSER_DEADLINE_MS, haveChromium, launchChromium, type TestBrowser, watchPage } from '../support/browser.ts';
 import { WRITER, writersAndReaders } from '../support/test-credentials.ts';
 
 // SVC_AUTH=keys with an embedding program's credential check (README: Embedding): the page is open,
@@ -48,7 +48,7 @@ describe('GET /api/docs in Chromium', () => {
     const { page, reports } = await open();
     await page.evaluate(`(() => { const s = document.createElement('script'); s.textContent = 'window.ran = true'; document.body.append(s); })()`);
     assert.equal(await page.evaluate('window.ran === true'), false);
-    await page.waitForFunction('window.__cspViolations.length > 0', { timeout: 10_000 });
+    await page.waitForFunction('window.__cspViolations.length > 0', { timeout: BROWSER_DEADLINE_MS, polling: 100 });
     assert.match((await reports.violations())[0] ?? '', /^script-src/);
     await page.close();
   });
@@ -59,7 +59,7 @@ describe('GET /api/docs in Chromium', () => {
     await page.type('#credential', WRITER);
     await page.click('#op-createProduct form.try button[type="submit"]');
     const status = '#op-createProduct .answer-status';
-    await page.waitForFunction(`document.querySelector('${status}').textContent.startsWith('201')`, { timeout: 15_000 });
+    await page.waitForFunction(`document.querySelector('${status}').textContent.startsWith('201')`, { timeout: BROWSER_DEADLINE_MS, polling: 100 });
     assert.equal(await page.$eval(status, (element) => element.textContent), '201 Created');
     const headers = await page.$eval('#op-createProduct .answer-headers', (element) => element.textContent ?? '');
     const location = /^location: (\/api\/products\/\d+)$/m.exec(headers)?.[1];
@@ -80,7 +80,7 @@ describe('GET /api/docs in Chromium', () => {
     if (!haveChromium(t)) return;
     const { page } = await open('/api/docs#op-listProducts');
     await page.click('#op-listProducts form.try button[type="submit"]');
-    await page.waitForFunction(`document.querySelector('#op-listProducts .answer-status').textContent.startsWith('401')`, { timeout: 15_000 });
+    await page.waitForFunction(`document.querySelector('#op-listProducts .answer-status').textContent.startsWith('401')`, { timeout: BROWSER_DEADLINE_MS, polling: 100 });
     assert.match(await page.$eval('#op-listProducts .answer-headers', (element) => element.textContent ?? ''), /^www-authenticate: Bearer$/m);
     await page.close();
   });

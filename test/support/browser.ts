@@ -7,6 +7,9 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 /** Debian's Chromium: the browser the tests drive. Nothing is ever downloaded. */
 export const CHROMIUM = '/usr/bin/chromium';
 
+/** How long a page may take to load or show something: generous, for a machine under load. */
+export const BROWSER_DEADLINE_MS = 60_000;
+
 const INSTALL = 'install it to run the browser tests: `apt-get install chromium` (Debian, Ubuntu)';
 
 /**
@@ -74,6 +77,7 @@ const LISTEN_FOR_VIOLATIONS = `
 
 /** Listens to everything `page` reports that would be a defect of the page. */
 export async function watchPage(page: Page): Promise<PageReports> {
+  page.setDefaultTimeout(BROWSER_DEADLINE_MS);
   const reports = { console: [] as string[], errors: [] as string[], failedRequests: [] as string[] };
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warn') reports.console.push(`${message.type()}: ${message.text()}`);

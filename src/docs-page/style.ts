@@ -59,6 +59,7 @@ table { border-collapse: collapse; width: 100%; font-size: 0.9rem; margin: 0.5re
 th, td { text-align: left; vertical-align: top; border-bottom: 1px solid var(--line); padding: 0.4rem 0.6rem; }
 th { font-size: 0.8rem; color: var(--muted); font-weight: 600; }
 td p { margin: 0; }
+td:first-child code { white-space: nowrap; }
 .pattern { font-size: 0.8rem; color: var(--muted); overflow-wrap: anywhere; }
 details { margin: 0.4rem 0; }
 details > summary { cursor: pointer; padding: 0.3rem 0; }

@@ -38,16 +38,16 @@ function send(
   res: ServerResponse,
   status: number,
   type: string,
-  json: string,
+  text: string,
   extra: Readonly<Record<string, string>>,
   requestId: string,
   cors: readonly string[],
 ): void {
-  const headers = [...baseHeaders(extra), ...cors, 'x-request-id', requestId, 'content-type', type, 'content-length', String(Buffer.byteLength(json))];
+  const headers = [...baseHeaders(extra), ...cors, 'x-request-id', requestId, 'content-type', type, 'content-length', String(Buffer.byteLength(text))];
   for (const name in extra) headers.push(name, extra[name] as string);
   if (mustClose(req, status, extra)) headers.push('connection', 'close');
   res.writeHead(status, reasonPhrase(status), headers);
-  res.end(json);
+  res.end(text);
 }
 
 // 204 and 304 have no body, so no Content-Type or Content-Length either (RFC 9110 §8.6, §15.4.5).

@@ -9,6 +9,7 @@ import { logRequest } from './http/access-log.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { forbidden, identifyRequest, unauthorized } from './http/bearer.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
+import { createCors, isPreflight, NO_CORS } from './http/cors.ts';
 import type { WriteDeps } from './http/write-input.ts';
 import { HttpError } from './http/errors.ts';
 import { checkHostHeader } from './http/host-header.ts';
@@ -65,6 +66,9 @@ export interface App {
   readonly metrics: ServiceMetrics | null;
 }
 
+// The answer to every CORS preflight; its CORS headers say whether the browser may go on.
+const PREFLIGHT: Reply = { status: 204 };
+
 // Every method that changes something needs the token when one is configured (docs/configuration.md).
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
 
@@ -88,6 +92,7 @@ export function createApp(options: AppOptions): App {
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
   const clientAddressOf = createClientAddressResolver(config.trustProxy);
   const limitRate = rateLimitGuard(config.rateLimit, config.rateLimitWindowS);
+  const cors = createCors(config.corsOrigins, router.methodsAt);
   let draining = false;
   // Each such request is answered 503 and access-logged; this says why, a line every few seconds.
   const storageTrouble = throttled<{ reqId: string; error: Error }>(5_000, ({ reqId, error }, heldBack) => {
@@ -140,6 +145,9 @@ export function createApp(options: AppOptions): App {
       limit(res, ctx, clientAddress);
       return answerServerWide(target, ctx.method, allowed);
     }
+    // A preflight is answered before the caller check and the rate limit: it carries no credentials,
+    // does no work, and a refused one (no CORS headers) looks the same whatever the path.
+    if (cors !== null && isPreflight(ctx.method, ctx.req.headers)) return PREFLIGHT;
     if (credentials === null || (match.kind === 'found' && match.access === 'open')) return dispatchOpen(ctx, res, clientAddress, match);
     const settle = (identified: Identified): Reply | Promise<Reply> => {
       if (identified.ok) known.caller = identified.caller;
@@ -166,6 +174,7 @@ export function createApp(options: AppOptions): App {
     const known: { caller: Caller | null } = { caller: null };
     const remoteAddress = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     const match = router.match(ctx.method, ctx.path);
+    const corsHeaders = (cors === null ? NO_CORS : cors(ctx.method, ctx.path, req.headers)).headers;
     const count = (status: number): void => {
       metrics?.http.finished(ctx.method, match.kind === 'not_found' ? UNMATCHED_ROUTE : match.pattern, status, startedAt);
     };
@@ -185,13 +194,13 @@ export function createApp(options: AppOptions): App {
       }
       // Once draining, a request that was already in flight still ends its connection.
       if (draining) res.setHeader('connection', 'close');
-      sendProblem(req, res, error, ctx.path, ctx.requestId);
+      sendProblem(req, res, error, ctx.path, ctx.requestId, corsHeaders);
       finish(res.statusCode);
     };
     const succeed = (reply: Reply): void => {
       if (draining) res.setHeader('connection', 'close');
       if (metrics !== null && reply.headers?.['idempotent-replayed'] !== undefined) metrics.idempotentReplays.inc();
-      sendReply(req, res, reply, ctx.requestId);
+      sendReply(req, res, reply, ctx.requestId, corsHeaders);
       finish(reply.status);
     };
     try {

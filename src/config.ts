@@ -41,6 +41,8 @@ export interface Config {
   maxConnections: number;
   shutdownTimeoutMs: number;
   trustProxy: readonly string[];
+  /** Origins whose pages may call the API from a browser (README: CORS): `*` for any, [] for none (CORS off). */
+  corsOrigins: '*' | readonly string[];
   rateLimit: number;
   rateLimitWindowS: number;
   apiToken: string;
@@ -154,6 +156,43 @@ function trustProxy(env: Env): string[] {
   });
 }
 
+// Why one entry of SVC_CORS_ORIGINS is not an origin, or null when it is one.
+function originProblem(entry: string): string | null {
+  if (entry === '') return 'an entry is empty';
+  if (entry === '*') return '* is beside other origins';
+  if (entry.includes('*')) return `${entry} has a wildcard: list each origin`;
+  if (entry.toLowerCase() === 'null') return 'null is the origin of sandboxed and file: pages, which anyone can make';
+  if (/[\s?#]/.test(entry)) return `${entry} has white space, a query or a fragment`;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `${entry} is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${entry} is not http: or https:`;
+  if (url.username !== '' || url.password !== '') return `${entry} has user info`;
+  // A lone trailing slash is how an address bar writes an origin; any other path is not an origin.
+  if (url.pathname !== '/' || /^[a-z]+:\/\/[^/]*\/./i.test(entry)) return `${entry} has a path`;
+  return null;
+}
+
+// RFC 6454 §6.2: an origin is compared as its ASCII serialization, which the URL parser makes
+// (scheme and host in lower case, an IDN host in punycode, no default port, no path), as browsers
+// send it in `Origin`.
+function corsOrigins(env: Env): '*' | readonly string[] {
+  const raw = env['SVC_CORS_ORIGINS'] ?? '';
+  if (raw.trim() === '') return [];
+  if (raw.trim() === '*') return '*';
+  const origins = new Set<string>();
+  for (const part of raw.split(',')) {
+    const entry = part.trim();
+    const problem = originProblem(entry);
+    if (problem !== null) fail('SVC_CORS_ORIGINS', raw, `comma-separated origins such as https://app.example.com (scheme://host[:port]), or * alone (${problem})`);
+    origins.add(new URL(entry).origin);
+  }
+  return [...origins];
+}
+
 function text(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
@@ -231,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: integer(env, 'SVC_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SVC_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: trustProxy(env),
+    corsOrigins: corsOrigins(env),
     rateLimit: integer(env, 'SVC_RATE_LIMIT', 0, 0, 1_000_000_000),
     rateLimitWindowS: integer(env, 'SVC_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     apiToken: apiToken(env),

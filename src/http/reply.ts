@@ -21,6 +21,8 @@ export interface Reply {
   body?: unknown;
   /** JSON text sent as it is; a stored idempotent response uses it. */
   json?: string;
+  /** An HTML page sent as it is (the API's own page), with its own `content-security-policy` in `headers`. */
+  html?: string;
   headers?: Readonly<Record<string, string>>;
 }
 

@@ -17,6 +17,8 @@ export interface Router<H> {
   /** Registers `handler` for `method` on `pattern`, callable by whoever `access` names. */
   add(method: string, pattern: string, access: Access, handler: H): void;
   match(method: string, path: string): RouteMatch<H>;
+  /** The methods `path` serves (HEAD where GET is), in the order added; none for an unknown path. */
+  methodsAt(path: string): readonly string[];
   /** Every registered method and pattern, in the order added (HEAD not listed). */
   routes(): readonly { method: string; pattern: string }[];
 }
@@ -76,6 +78,16 @@ export function createRouter<H>(): Router<H> {
         if (route.handlers.has('GET')) allow.add('HEAD');
       }
       return first === undefined ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow], pattern: first };
+    },
+    methodsAt(path) {
+      const pathSegments = path.split('/');
+      const methods = new Set<string>();
+      for (const route of table) {
+        if (matchSegments(route.segments, pathSegments) === null) continue;
+        for (const method of route.handlers.keys()) methods.add(method);
+        if (route.handlers.has('GET')) methods.add('HEAD');
+      }
+      return [...methods];
     },
     routes: () => added,
   };

@@ -2,7 +2,7 @@ import { everyResponseHeaders } from './headers.ts';
 import { jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { ResourceName } from './problems.ts';
 import { EXAMPLES, type JsonObject, ref } from './schemas.ts';
-import { documentPath, readinessPath } from './service-paths.ts';
+import { docsPagePath, documentPath, readinessPath } from './service-paths.ts';
 
 export type { OpenApiOptions } from './operation.ts';
 
@@ -152,5 +152,6 @@ export function pathItems(options: OpenApiOptions): JsonObject {
     paths[`${resource.path}/{id}`] = itemPath(resource, options);
   }
   paths['/api/openapi.json'] = documentPath(options);
+  paths['/api/docs'] = docsPagePath(options);
   return paths;
 }

@@ -48,3 +48,36 @@ export function documentPath(options: OpenApiOptions): JsonObject {
   });
   return { get };
 }
+
+// The page brings its own Content-Security-Policy (hashes of its one script and style); every other
+// header is the one every response carries.
+function pageHeaders(): JsonObject {
+  const { 'Content-Security-Policy': _json, ...others } = everyResponseHeaders();
+  const csp = {
+    description: "The page's own policy: nothing from anywhere else; only its one inline script and style, by hash; requests only to this service.",
+    required: true,
+    schema: { type: 'string', pattern: "^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+={0,2}'; style-src 'sha256-[A-Za-z0-9+/]+={0,2}';" },
+  };
+  return { ...others, 'Content-Security-Policy': csp };
+}
+
+/** The path item of GET /api/docs: the API's own page, made from this document. */
+export function docsPagePath(options: OpenApiOptions): JsonObject {
+  const get = operation({ kind: 'document', instance: '/api/docs' }, options, {
+    operationId: 'getDocsPage',
+    summary: 'This API as a page to read and try, made from this document',
+    description:
+      'One self-contained HTML page: every operation with its parameters, bodies, examples, statuses and error codes, readable without ' +
+      'JavaScript; with it, a form per operation sends a real request to this service (with a key or token typed into the page and kept ' +
+      'only there) and shows the status, headers and body.',
+    tags: ['operations'],
+    responses: {
+      '200': {
+        description: 'The page.',
+        headers: pageHeaders(),
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  });
+  return { get };
+}

@@ -51,10 +51,12 @@ async function expectStatus(method: string, pattern: string, res: Promise<Respon
   return checked.body as Json;
 }
 
-test('readiness and the document itself conform, with HEAD', async () => {
+test('readiness, the document itself and its page conform, with HEAD', async () => {
   await expectStatus('GET', '/api/ping', get('/api/ping'), 200);
   await expectStatus('HEAD', '/api/ping', get('/api/ping', { method: 'HEAD' }), 200);
   await expectStatus('GET', '/api/openapi.json', get('/api/openapi.json'), 200);
+  await expectStatus('GET', '/api/docs', get('/api/docs'), 200);
+  await expectStatus('HEAD', '/api/docs', get('/api/docs', { method: 'HEAD' }), 200);
 });
 
 for (const { path, body } of RESOURCES) {

@@ -78,7 +78,7 @@ test('500 internal_error conforms for every operation that touches a broken data
 test('503 unavailable conforms on every operation while shutting down', () =>
   withAppServer(async (server, checker) => {
     server.app.drain();
-    const paths = ['/api/ping', '/api/openapi.json', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}'];
+    const paths = ['/api/ping', '/api/openapi.json', '/api/docs', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}'];
     for (const pattern of paths) {
       const res = await checker.check('GET', pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`));
       assert.deepEqual([res.status, (res.body as { code: string }).code], [503, 'unavailable'], pattern);

@@ -35,6 +35,7 @@ test('an empty environment gives the documented defaults', () => {
     maxConnections: 10_000,
     shutdownTimeoutMs: 10_000,
     trustProxy: [],
+    corsOrigins: [],
     rateLimit: 0,
     rateLimitWindowS: 60,
     apiToken: '',
@@ -265,5 +266,37 @@ test('SVC_AUTH=jwt needs an issuer and an audience; provider URLs are https, or 
   assert.throws(() => loadConfig({ ...jwt, SVC_JWT_JWKS_URL: 'http://10.0.0.1/jwks' }), /invalid SVC_JWT_JWKS_URL/);
   for (const local of ['http://127.0.0.1:8080/jwks', 'http://localhost/jwks', 'http://[::1]:9000/jwks']) {
     assert.equal(loadConfig({ ...jwt, SVC_JWT_JWKS_URL: local }).jwt.jwksUrl, local);
+  }
+});
+
+test('SVC_CORS_ORIGINS: exact origins as browsers serialize them (RFC 6454), or * alone', () => {
+  const origins = (value: string) => loadConfig({ SVC_CORS_ORIGINS: value }).corsOrigins;
+  assert.deepEqual(origins(''), []);
+  assert.deepEqual(origins(' * '), '*');
+  // Scheme and host in lower case, no default port, a lone trailing slash dropped, duplicates merged.
+  assert.deepEqual(origins('HTTPS://App.Example.COM:443/, http://localhost:5173,https://app.example.com'), ['https://app.example.com', 'http://localhost:5173']);
+  assert.deepEqual(origins('http://example.com:80,https://example.com:8443'), ['http://example.com', 'https://example.com:8443']);
+  assert.deepEqual(origins('https://bücher.example'), ['https://xn--bcher-kva.example']);
+  assert.deepEqual(origins('http://[::1]:3000'), ['http://[::1]:3000']);
+  const refusals: [string, RegExp][] = [
+    ['https://a.example/app', /has a path/],
+    ['https://a.example/.', /has a path/],
+    ['https://a.example?x=1', /a query or a fragment/],
+    ['https://a.example#top', /a query or a fragment/],
+    ['https://*.example.com', /has a wildcard/],
+    ['*,https://a.example', /\* is beside other origins/],
+    ['https://a.example,', /an entry is empty/],
+    ['null', /null is the origin of sandboxed/],
+    ['file:///tmp', /is not http: or https:/],
+    ['ftp://a.example', /is not http: or https:/],
+    ['a.example', /is not a URL/],
+    ['https://user:pw@a.example', /has user info/],
+  ];
+  for (const [value, reason] of refusals) {
+    assert.throws(() => origins(value), (error: Error) => {
+      assert.ok(error.message.startsWith(`invalid SVC_CORS_ORIGINS=${JSON.stringify(value)}: expected comma-separated origins`), error.message);
+      assert.match(error.message, reason);
+      return true;
+    });
   }
 });

@@ -120,3 +120,12 @@ test('a match carries the access its route was registered with, and HEAD that of
   assert.equal(access('POST', '/api/things'), Scope.write);
   assert.equal(access('GET', '/api/ping'), 'open');
 });
+
+test('methodsAt lists the methods a path serves, HEAD where GET is, and none for an unknown path', () => {
+  const router = sampleRouter();
+  assert.deepEqual(router.methodsAt('/api/products'), ['GET', 'POST', 'HEAD']);
+  assert.deepEqual(router.methodsAt('/api/products/9'), ['GET', 'HEAD']);
+  assert.deepEqual(router.methodsAt('/api/upload'), ['POST']);
+  assert.deepEqual(router.methodsAt('/api/nowhere'), []);
+  assert.deepEqual(router.methodsAt('/api/products/'), []);
+});

@@ -21,7 +21,10 @@ export interface RunningServer {
   app: App;
   /** `http://host:port/metrics` when this process serves SVC_METRICS_PORT, else null. */
   metricsUrl: string | null;
-  /** Graceful stop: refuse new work, let in-flight requests finish (bounded), close the database. */
+  /**
+   * Graceful stop: refuse new work, let in-flight requests finish (at most SVC_SHUTDOWN_TIMEOUT_MS),
+   * then close what startServer opened; a database or metrics passed in stay open.
+   */
   close(): Promise<void>;
 }
 
@@ -81,15 +84,21 @@ function urlOf(server: Server): string {
   return `http://${host}:${address.port}`;
 }
 
-/** Starts the HTTP service on a migrated database; resolves once it listens. */
-export async function startServer(
-  config: Config,
-  options: { logger?: Logger; db?: Database; metrics?: ServiceMetrics | null } = {},
-): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? (await openServiceDatabase(config));
-  const metrics = options.metrics === undefined ? serviceMetricsFor(config) : options.metrics;
-  const app = createApp({ db, config, logger, metrics });
+// Undoes one thing startServer opened itself.
+type Release = () => void | Promise<void>;
+
+// Records how to release what startServer opened, and hands it back.
+function opened<T>(releases: Release[], value: T, release: (value: T) => void | Promise<void>): T {
+  releases.push(() => release(value));
+  return value;
+}
+
+// Newest first, as things depend on what was opened before them; each is released once.
+async function releaseAll(releases: Release[]): Promise<void> {
+  for (const release of releases.splice(0).reverse()) await release();
+}
+
+function createHttpServer(config: Config, app: App): Server {
   const server = createServer(
     {
       headersTimeout: config.headersTimeoutMs,
@@ -109,35 +118,68 @@ export async function startServer(
     if (!(Number(req.headers['content-length']) > config.bodyLimitBytes)) res.writeContinue();
     app(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
+  return server;
+}
+
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const url = urlOf(server);
-  const exposed = await exposeMetrics(config, metrics).catch(async (error: unknown): Promise<never> => {
-    // The metrics port is taken: undo what started, so an embedding program is left as it was.
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    metrics?.close();
-    if (options.db === undefined) await closeDatabase(db);
-    throw error;
-  });
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= shutdown(server, app, db, config.shutdownTimeoutMs).then(() => exposed.close());
-    return closing;
-  };
-  return { url, server, app, metricsUrl: exposed.url, close };
 }
 
-async function shutdown(server: Server, app: App, db: Database, timeoutMs: number): Promise<void> {
+// Stops listening at once, dropping any connection already made (start-up failed after listen).
+function stopListening(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  return closed;
+}
+
+/**
+ * Starts the HTTP service on a migrated database; resolves once it listens. It closes exactly what it
+ * opened (the database it opened from `config`, the metrics it created, its listeners), on every path:
+ * when it cannot listen, when the metrics listener cannot, and in close(). A database, metrics or
+ * logger passed in are the caller's: left open and usable, whatever happens.
+ */
+export async function startServer(
+  config: Config,
+  options: { logger?: Logger; db?: Database; metrics?: ServiceMetrics | null } = {},
+): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const releases: Release[] = [];
+  try {
+    const db = options.db ?? opened(releases, await openServiceDatabase(config), closeDatabase);
+    const metrics = options.metrics !== undefined ? options.metrics : opened(releases, serviceMetricsFor(config), (own) => own?.close());
+    const app = createApp({ db, config, logger, metrics });
+    const server = createHttpServer(config, app);
+    await listen(server, config);
+    const exposed = await exposeMetrics(config, metrics).catch(async (error: unknown): Promise<never> => {
+      await stopListening(server);
+      throw error;
+    });
+    let closing: Promise<void> | undefined;
+    const close = (): Promise<void> => {
+      closing ??= shutdown(server, app, config.shutdownTimeoutMs)
+        .then(() => exposed.close())
+        .then(() => releaseAll(releases));
+      return closing;
+    };
+    return { url: urlOf(server), server, app, metricsUrl: exposed.url, close };
+  } catch (error) {
+    await releaseAll(releases);
+    throw error;
+  }
+}
+
+// Refuses new work, lets requests in flight finish, and closes what is left after `timeoutMs`.
+async function shutdown(server: Server, app: App, timeoutMs: number): Promise<void> {
   app.drain();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
   const timer = setTimeout(() => server.closeAllConnections(), timeoutMs);
   await closed;
   clearTimeout(timer);
-  await closeDatabase(db);
 }

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { DatabaseSync } from 'node:sqlite';
 import { type App, createApp } from './app.ts';
 import type { Config } from './config.ts';
@@ -10,6 +11,7 @@ import type { PostgresClient } from './postgres/client.ts';
 import { postgresSchemaVersion } from './postgres/migrate.ts';
 import { openPostgres } from './postgres/open.ts';
 import { answerClientError } from './http/client-error.ts';
+import { overflowedInRequestLine, type ParseErrorDetails } from './http/head-overflow.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
@@ -98,6 +100,13 @@ async function releaseAll(releases: Release[]): Promise<void> {
   for (const release of releases.splice(0).reverse()) await release();
 }
 
+// node:http reports a request target over its head limit as a header overflow too; answerClientError
+// answers HPE_URI_TOO_LONG with 414 uri_too_long, and a true header overflow with 431.
+function answerParseError(error: Error & ParseErrorDetails & { code?: string }, socket: Duplex): void {
+  if (error.code === 'HPE_HEADER_OVERFLOW' && overflowedInRequestLine(error)) error.code = 'HPE_URI_TOO_LONG';
+  answerClientError(error, socket);
+}
+
 function createHttpServer(config: Config, app: App): Server {
   const server = createServer(
     {
@@ -111,7 +120,7 @@ function createHttpServer(config: Config, app: App): Server {
     app,
   );
   server.maxConnections = config.maxConnections;
-  server.on('clientError', answerClientError);
+  server.on('clientError', answerParseError);
   // Expect: 100-continue is only answered when the announced body fits, so an oversized one is
   // refused (413) before the client sends it.
   server.on('checkContinue', (req, res) => {

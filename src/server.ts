@@ -95,9 +95,12 @@ function opened<T>(releases: Release[], value: T, release: (value: T) => void | 
   return value;
 }
 
-// Newest first, as things depend on what was opened before them; each is released once.
+// Newest first, as things depend on what was opened before them; each is released once, and one
+// that fails does not keep the others open (the first failure is passed on).
 async function releaseAll(releases: Release[]): Promise<void> {
-  for (const release of releases.splice(0).reverse()) await release();
+  const failures: unknown[] = [];
+  for (const release of releases.splice(0).reverse()) await Promise.resolve().then(release).catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw failures[0];
 }
 
 // node:http reports a request target over its head limit as a header overflow too; answerClientError
@@ -147,16 +150,23 @@ function stopListening(server: Server): Promise<void> {
   return closed;
 }
 
+/** What an embedding program may hand startServer instead of letting it make its own; it stays the caller's. */
+export interface StartServerOptions {
+  /** Where lines go; by default a logger on stdout at SVC_LOG_LEVEL. */
+  logger?: Logger;
+  /** A migrated database to serve; by default startServer opens (and later closes) the one config names. */
+  db?: Database;
+  /** What to count in (null: nothing); by default its own when SVC_METRICS_PORT is set, closed by close(). */
+  metrics?: ServiceMetrics | null;
+}
+
 /**
  * Starts the HTTP service on a migrated database; resolves once it listens. It closes exactly what it
  * opened (the database it opened from `config`, the metrics it created, its listeners), on every path:
  * when it cannot listen, when the metrics listener cannot, and in close(). A database, metrics or
  * logger passed in are the caller's: left open and usable, whatever happens.
  */
-export async function startServer(
-  config: Config,
-  options: { logger?: Logger; db?: Database; metrics?: ServiceMetrics | null } = {},
-): Promise<RunningServer> {
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const releases: Release[] = [];
   try {
@@ -178,7 +188,8 @@ export async function startServer(
     };
     return { url: urlOf(server), server, app, metricsUrl: exposed.url, close };
   } catch (error) {
-    await releaseAll(releases);
+    // The start-up failure is what the caller needs to hear about, not a failure to undo it.
+    await releaseAll(releases).catch(() => {});
     throw error;
   }
 }

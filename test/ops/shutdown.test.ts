@@ -14,17 +14,19 @@ test('SIGTERM: in-flight requests finish, new requests on open connections get 5
   const url = await urlOf(serve);
   const body = JSON.stringify(PRODUCT);
 
-  // Two uploads in flight: headers and part of the body sent before the signal.
+  // Two uploads in flight: headers and part of the body sent before the signal. 100 Continue says
+  // the app has the request (no fixed sleep to hope it got there).
   const uploads = await Promise.all([rawConnect(url), rawConnect(url)]);
-  for (const upload of uploads) upload.socket.write(postHead('/api/products', Buffer.byteLength(body)) + body.slice(0, 10));
+  for (const upload of uploads) upload.socket.write(postHead('/api/products', Buffer.byteLength(body), { Expect: '100-continue' }));
+  for (const upload of uploads) assert.equal((await upload.next()).status, 100);
+  for (const upload of uploads) upload.socket.write(body.slice(0, 10));
 
-  // A kept-alive connection that has served one request and has begun sending the next.
+  // A kept-alive connection that has served one request and has begun sending the next: both in
+  // one write, so the server has read the start of the second once it has answered the first.
   const keptAlive = await rawConnect(url);
-  keptAlive.socket.write('GET /api/products HTTP/1.1\r\nHost: localhost\r\n\r\n');
+  keptAlive.socket.write('GET /api/products HTTP/1.1\r\nHost: localhost\r\n\r\nGET /api/products HTTP/1.1\r\nHost: localhost\r\n');
   assert.equal((await keptAlive.next()).status, 200);
-  keptAlive.socket.write('GET /api/products HTTP/1.1\r\nHost: localhost\r\n');
 
-  await new Promise((resolve) => setTimeout(resolve, 100));
   serve.child.kill('SIGTERM');
   await serve.waitForLine((line) => line['msg'] === 'shutting down');
 

@@ -13,7 +13,7 @@ before(async () => {
 });
 after(() => server.stop());
 
-// A problem document with every security header, as README: Errors and Headers promise.
+// A problem document with every security header, as docs/api.md (Errors, Headers) promises.
 function assertProblemResponse(response: RawResponse, status: number, code: string): Record<string, unknown> {
   assert.equal(response.status, status);
   assert.equal(response.headers['content-type'], 'application/problem+json');

@@ -161,5 +161,7 @@ export function createApp(options: AppOptions): App {
 function countStorage(metrics: ServiceMetrics, db: Database): void {
   if (!isPostgres(db)) return;
   metrics.registry.unregister('db_commit_batch_size');
+  // Metrics reused for another server in the same process (a restart) report the newest pool.
+  metrics.registry.unregister('db_pool_connections');
   metrics.registry.register(poolGauge(() => db.stats()));
 }

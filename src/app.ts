@@ -234,5 +234,7 @@ function credentialCheckFor(config: Config, storage: Storage, metrics: ServiceMe
 function countStorage(metrics: ServiceMetrics, db: Database): void {
   if (!isPostgres(db)) return;
   metrics.registry.unregister('db_commit_batch_size');
+  // Metrics reused for another server in the same process (a restart) report the newest pool.
+  metrics.registry.unregister('db_pool_connections');
   metrics.registry.register(poolGauge(() => db.stats()));
 }

@@ -35,7 +35,8 @@ const stdout: LogSink = (chunk) => {
   process.stdout.write(chunk);
 };
 
-// Every writer is flushed once when the process exits, however many loggers exist.
+// Lines still waiting in a writer when the process exits are written then. A writer is listed here
+// only while it holds such lines, so a logger nobody uses any more is not kept alive by this set.
 const unflushed = new Set<() => void>();
 process.once('exit', () => unflushed.forEach((flush) => flush()));
 
@@ -45,14 +46,15 @@ function batchedWriter(sink: LogSink): { push(line: string): void; flush(): void
   let scheduled = false;
   const flush = (): void => {
     scheduled = false;
+    unflushed.delete(flush);
     if (pending === '') return;
     const text = pending;
     pending = '';
     sink(text);
   };
-  unflushed.add(flush);
   return {
     push(line) {
+      if (pending === '') unflushed.add(flush);
       pending += line;
       if (pending.length > 65_536) flush();
       else if (!scheduled) {

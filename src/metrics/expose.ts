@@ -21,21 +21,18 @@ export function serviceMetricsFor(config: Config): ServiceMetrics | null {
   return config.metricsPort === null ? null : createServiceMetrics();
 }
 
-/** In one process: serves `metrics` on SVC_METRICS_HOST:PORT; in a worker: answers the primary over IPC. */
+/**
+ * In one process: serves `metrics` on SVC_METRICS_HOST:PORT; in a worker: answers the primary over IPC.
+ * close() stops serving them; the metrics themselves stay open for whoever created them to close.
+ */
 export async function exposeMetrics(config: Config, metrics: ServiceMetrics | null): Promise<ExposedMetrics> {
   if (metrics === null || config.metricsPort === null) return NOTHING;
   if (isOurWorker(config)) {
     const stop = answerPrimaryScrapes(metrics.registry);
-    return { url: null, close: async () => (stop(), metrics.close()) };
+    return { url: null, close: async () => stop() };
   }
   const listener = await startMetricsListener(config.metricsHost, config.metricsPort, metrics.text);
-  return {
-    url: listener.url,
-    close: async () => {
-      await listener.close();
-      metrics.close();
-    },
-  };
+  return { url: listener.url, close: () => listener.close() };
 }
 
 /** In the primary of SVC_WORKERS > 1: serves the sum of every worker's metrics and its own process figures. */

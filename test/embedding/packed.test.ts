@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
+import { staleBuildReason } from '../support/build-freshness.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { onceForBothEngines, TEST_ENGINE } from '../support/test-engine.ts';
 
@@ -115,8 +116,11 @@ void [applied, app, start, wrong, pending, onPool, notAwaited, made, revoked, ba
 `;
 
 before(() => {
+  // What is packed is dist/ as it is: refuse one older than src/ rather than test an old build.
+  const stale = staleBuildReason();
+  assert.equal(stale, null, `${stale}: run \`npm run build\` (npm run test:suite and test:postgres do) before packing`);
   dir = mkdtempSync(join(tmpdir(), 'svc-pack-'));
-  // --ignore-scripts: pack the dist/ that `npm test` built, without rebuilding it under other tests.
+  // --ignore-scripts: pack the dist/ the test scripts built, without rebuilding it under other tests.
   run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', dir], ROOT);
   const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
   assert.ok(tarball !== undefined, 'npm pack made a tarball');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { restartDelayMs, RestartPolicy } from '../../src/workers/restart-policy.ts';
 import { migratedDatabaseFile, postJson } from '../support/server.ts';
-import { PRODUCT, spawnServe, urlOf } from './support.ts';
+import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
 
 function getOnNewConnection(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,6 +69,53 @@ test('SVC_WORKERS=2: a SIGKILLed worker is replaced, service continues, SIGTERM 
   assert.equal(await serve.exited, 0);
   const stoppedWorkers = serve.lines.filter((line) => line['msg'] === 'stopped' && line['pid'] !== primaryPid);
   assert.equal(stoppedWorkers.length, 2);
+});
+
+// The exit code, or a failure if the process is still running `ms` later.
+function exitWithin(serve: ServeProcess, ms: number): Promise<number | string> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the primary is still running ${ms} ms after SIGTERM`)), ms);
+  });
+  return Promise.race([serve.exited, late]).finally(() => clearTimeout(timer));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('SVC_WORKERS=2: a worker that does not stop is SIGKILLed SVC_SHUTDOWN_TIMEOUT_MS + 5 s after SIGTERM, and the primary exits 1', async (t) => {
+  const { dir, dbPath } = migratedDatabaseFile();
+  const serve = spawnServe({ SVC_DB_PATH: dbPath, SVC_WORKERS: '2', SVC_SHUTDOWN_TIMEOUT_MS: '1000' });
+  t.after(() => {
+    // SIGKILL ends a stopped process too.
+    for (const pid of workerStarts(serve.lines)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    serve.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await urlOf(serve);
+  await serve.waitForLine(() => serve.lines.filter((line) => line['msg'] === 'worker listening').length === 2);
+  const [frozen, healthy] = workerStarts(serve.lines);
+  assert.ok(frozen !== undefined && healthy !== undefined);
+  // A stopped process cannot run its SIGTERM handler: the honest stand-in for a worker stuck in a
+  // debugger, swapped out, or in a blocking call that outlasts every deadline.
+  process.kill(frozen, 'SIGSTOP');
+
+  const signalledAt = Date.now();
+  serve.child.kill('SIGTERM');
+  assert.equal(await exitWithin(serve, 30_000), 1);
+  const exitedAfter = Date.now() - signalledAt;
+  assert.ok(exitedAfter >= 5_950, `exited ${exitedAfter} ms after SIGTERM: the frozen worker had SVC_SHUTDOWN_TIMEOUT_MS + 5 s`);
+  const killing = serve.lines.find((line) => line['msg'] === 'workers did not exit in time; killing them');
+  assert.deepEqual(killing?.['workers'], [frozen]);
+  assert.equal(isRunning(frozen), false, 'the frozen worker is gone');
+  assert.ok(serve.lines.some((line) => line['msg'] === 'stopped' && line['pid'] === healthy), 'the other worker stopped by itself');
+  assert.equal(serve.lines.find((line) => line['msg'] === 'stopped' && line['pid'] === serve.child.pid)?.['exitCode'], 1);
 });
 
 test('the primary refuses a database that is not migrated, before forking anything', async (t) => {

@@ -43,10 +43,25 @@ export function ceiling(dir) {
 }
 
 /**
- * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
- * or on PostgreSQL with `databaseUrl`; logger off or pino at info.
+ * The hand-written peer (node:http + node:sqlite, peers/handwritten.js) on `dbPath`, at the service's
+ * durability (`full` unless given), with `authEnv` (lib/credentials.js, peerAuthEnv) for its credential work.
  */
-export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline } = {}) {
+export function handwritten(dir, dbPath, { name = 'hand-written', durability = 'full', authEnv = {} } = {}) {
+  return {
+    name,
+    args: [join(BENCH, 'peers/handwritten.js')],
+    env: { ...cleanEnv(), DB_PATH: dbPath, DURABILITY: durability, EXPECTED_VERSION: String(oursBuild.schemaVersion), ...authEnv },
+    cpus: SERVER_CPU,
+    cwd: dir,
+    schemaVersion: oursBuild.schemaVersion,
+  };
+}
+
+/**
+ * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
+ * or on PostgreSQL with `databaseUrl`; logger off or pino at info; `authEnv` for its credential work.
+ */
+export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline, authEnv = {} } = {}) {
   const storage = databaseUrl === undefined
     ? { args: [baseline?.peer ?? join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath, ROWS: PEER_ROWS } }
     : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl } };
@@ -55,7 +70,7 @@ export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline
   return {
     name: name ?? (pino ? 'Fastify + pino' : 'Fastify'),
     args: storage.args,
-    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}) },
+    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}), ...authEnv },
     cpus: SERVER_CPU,
     cwd: dir,
     schemaVersion,

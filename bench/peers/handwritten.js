@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { DatabaseSync } from 'node:sqlite';
 import { checkFor, challengeOf, identify, KEY_SQL, SCOPES } from './credentials.js';
 import { parseBody, readBody, refuseBodyHeaders, validateProduct } from './handwritten-create.js';
-import { decodeCursor, encodeCursor, hasOneHost, invalidQuery, listParams, problem, requestIdOf, send } from './handwritten-http.js';
+import { decodeCursor, encodeCursor, hasOneHost, invalidQuery, listParams, pageJson, problem, productJson, requestIdOf, send } from './handwritten-http.js';
 
 const EXPECTED_VERSION = Number(process.env.EXPECTED_VERSION ?? 2);
 const db = new DatabaseSync(process.env.DB_PATH);
@@ -48,9 +48,6 @@ function ping(res, requestId) {
   send(res, 503, version === null ? DOWN : WRONG_SCHEMA, requestId);
 }
 
-const productJson = (id, name, price, status, createdAt, updatedAt) =>
-  `{"id":${id},"name":${JSON.stringify(name)},"priceInCents":${price},"status":${status},"createdAt":${JSON.stringify(createdAt)},"updatedAt":${JSON.stringify(updatedAt)}}`;
-
 // The page asked for, or a failure: limit 1..200 (default 50), a cursor of this list, status 1 or 2.
 function pageRequest(query) {
   const params = listParams(query);
@@ -78,13 +75,7 @@ function list(res, requestId, path, query) {
   const { limit, status, list: name, beforeId } = asked;
   // One row more than asked tells whether a next page exists.
   const rows = status === null ? statements.page.all(beforeId, limit + 1) : statements.pageOfStatus.all(status, beforeId, limit + 1);
-  const count = Math.min(rows.length, limit);
-  let json = '[';
-  for (let i = 0; i < count; i++) {
-    const row = rows[i];
-    json += (i === 0 ? '' : ',') + productJson(row[0], row[1], row[2], row[3], row[4], row[5]);
-  }
-  json += ']';
+  const json = pageJson(rows, Math.min(rows.length, limit));
   if (rows.length <= limit) return send(res, 200, json, requestId);
   const filter = status === null ? '' : `&status=${status}`;
   send(res, 200, json, requestId, ['link', `</api/products?limit=${limit}${filter}&cursor=${encodeCursor(name, rows[limit - 1][0])}>; rel="next"`]);
@@ -161,4 +152,7 @@ function handle(req, res) {
 const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 65_000, connectionsCheckingInterval: 1_000, requireHostHeader: false }, handle);
 server.maxConnections = 10_000;
 server.listen(Number(process.env.PORT), '127.0.0.1');
-process.once('SIGTERM', () => server.close(() => process.exit(0)));
+process.once('SIGTERM', () => {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+});

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { benchCredentials, peerAuthEnv, seedKeysPostgres, seedKeysSqlite, serviceAuthEnv, withCredential } from './lib/credentials.js';
 import { seededDatabase } from './lib/database.js';
 import { installBuild, sourcesBuild } from './lib/install.js';
@@ -62,7 +62,9 @@ try {
   await stopServer(server);
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   console.log(`${spec.name}${mode === 'off' ? '' : ` (${mode})`} ${endpoint}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms under the profiler${result.failed ? `, ${result.failed} FAILED` : ''}`);
-  console.log(summarizeProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')), ROOT, { requests: result.requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
+  // The installed package's own files count as the checkout's code.
+  const roots = [ROOT, join(dirname(build.serve), '..', '/')];
+  console.log(summarizeProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')), roots, { requests: result.requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
 } finally {
   killAll();
   await credentials?.close();

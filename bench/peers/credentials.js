@@ -76,20 +76,32 @@ function judge(known, key) {
  */
 export function keyCheck(find, cacheMs = Number(process.env.KEY_CACHE_MS ?? 2000)) {
   const known = new Map();
-  const settle = (id, key, row, readAt) => {
-    if (row === undefined) return refused(401, 'unknown');
+  // One read per id at a time, as the service does: requests meanwhile wait for the same answer.
+  const reading = new Map();
+  const entryOf = (id, row, readAt) => {
+    if (row === undefined) return null;
     const entry = knownFrom(row, readAt);
     if (cacheMs > 0) known.set(id, entry);
-    return judge(entry, key);
+    return entry;
   };
+  const read = (id, readAt) => {
+    const underWay = reading.get(id);
+    if (underWay !== undefined) return underWay;
+    const row = find(id);
+    if (!(row instanceof Promise)) return entryOf(id, row, readAt);
+    const promise = row.then((found) => entryOf(id, found, readAt)).finally(() => reading.delete(id));
+    reading.set(id, promise);
+    return promise;
+  };
+  const settle = (entry, key) => (entry === null ? refused(401, 'unknown') : judge(entry, key));
   return (key) => {
     const id = parseKey(key);
     if (id === null) return MALFORMED;
     const readAt = performance.now();
     const cached = known.get(id);
     if (cached !== undefined && readAt - cached.readAt < cacheMs) return judge(cached, key);
-    const row = find(id);
-    return row instanceof Promise ? row.then((found) => settle(id, key, found, readAt)) : settle(id, key, row, readAt);
+    const entry = read(id, readAt);
+    return entry instanceof Promise ? entry.then((found) => settle(found, key)) : settle(entry, key);
   };
 }
 

@@ -87,7 +87,7 @@ function startIssuer(jwks) {
 }
 
 /** An RFC 9068 access token for `audience` from `issuer`, with `scope`, valid for hours. */
-async function accessToken(privateKey, { alg, kid, issuer, audience, scope }) {
+async function accessToken(privateKey, { alg, kid, issuer, audience, scope, expiresAt = '6h' }) {
   return new SignJWT({ scope, client_id: 'bench-client' })
     .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
     .setIssuer(issuer)
@@ -95,7 +95,7 @@ async function accessToken(privateKey, { alg, kid, issuer, audience, scope }) {
     .setSubject('bench-client')
     .setJti(randomBase62(16))
     .setIssuedAt()
-    .setExpirationTime('6h')
+    .setExpirationTime(expiresAt)
     .sign(privateKey);
 }
 
@@ -112,12 +112,16 @@ export async function benchCredentials(alg = process.env.BENCH_JWT_ALG || 'RS256
   const jwks = { keys: [{ ...(await exportJWK(signing.publicKey)), kid, alg, use: 'sig' }] };
   const { server, fetches } = await startIssuer(jwks);
   const jwt = { issuer: server.issuer, audience: 'svc-bench', jwksUrl: `${server.issuer}/jwks.json`, alg };
-  const sign = (scope, key = signing.privateKey) => accessToken(key, { alg, kid, issuer: jwt.issuer, audience: jwt.audience, scope });
+  const sign = (scope, { key = signing.privateKey, ...claims } = {}) => accessToken(key, { alg, kid, issuer: jwt.issuer, audience: jwt.audience, scope, ...claims });
   const tokens = {
     readWrite: await sign('read write'),
     readOnly: await sign('read'),
     // Signed by a key that is not in the issuer's JWKS, under a kid that is: a bad signature.
-    forged: await sign('read write', stranger.privateKey),
+    forged: await sign('read write', { key: stranger.privateKey }),
+    otherAudience: await sign('read write', { audience: 'another-api' }),
+    otherIssuer: await sign('read write', { issuer: 'http://127.0.0.1:1' }),
+    // Expired well beyond the 60 s of clock skew allowed.
+    expired: await sign('read write', { expiresAt: Math.floor(Date.now() / 1000) - 600 }),
   };
   return { keys, keyRows: rows, tokens, jwt, jwksFetches: fetches, close: () => new Promise((resolve) => server.close(resolve)) };
 }

@@ -5,7 +5,7 @@
 // A build of ours that does not serve a mode (it fails to start, or answers without a credential)
 // is skipped in that mode with a note; the peers' rows still run.
 import { findPostgres } from '../../test/support/postgres-binaries.ts';
-import { checkCreateRules, checkCredentials } from '../lib/auth-checks.js';
+import { checkCreateRules, checkCredentials, checkPaging } from '../lib/peer-checks.js';
 import { AUTH_LABEL, peerAuthEnv, seedKeysPostgres, serviceAuthEnv, withCredential } from '../lib/credentials.js';
 import { copyOf } from '../lib/database.js';
 import { copyOfDatabase, seededPostgres, startBenchPostgres } from '../lib/postgres.js';
@@ -68,6 +68,7 @@ async function startChecked(spec, endpoint, credentials, skipped) {
     }
     const request = withCredential(REQUESTS[endpoint], credentials, spec.mode);
     await checkAnswer(server, request);
+    await checkPaging(server, request.headers?.authorization);
     if (server.exactRules) await checkCreateRules(server, request.headers?.authorization);
     return server;
   } catch (error) {

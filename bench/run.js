@@ -2,13 +2,15 @@
 // Env: BENCH_QUICK=1 (smoke run), BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS,
 // BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers,postgres, BENCH_ENDPOINTS=ping,list,create,
 // BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts),
-// BENCH_BASELINE=<git ref> (adds "ours (baseline)", built from that commit), BENCH_METRICS=off|on|both.
+// BENCH_BASELINE=<git ref> (adds "ours (baseline)", built from that commit), BENCH_METRICS=off|on|both,
+// and for the peers scenario (issue 19): BENCH_AUTH=off,keys,jwt, BENCH_ENGINES=sqlite,postgres, BENCH_JWT_ALG.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPostgres } from '../test/support/postgres-binaries.ts';
 import { baselineBuild } from './lib/baseline.js';
+import { AUTH_MODES, benchCredentials, seedKeysSqlite } from './lib/credentials.js';
 import { seededDatabase } from './lib/database.js';
 import { loadMark, loadSince, machineReport, sampleLoad } from './lib/machine.js';
 import { installBuild, sourcesBuild } from './lib/install.js';
@@ -16,6 +18,8 @@ import { BENCH, ROOT } from './lib/paths.js';
 import { killAll } from './lib/processes.js';
 import { METRICS_MODE, useBuild } from './lib/servers.js';
 import { runCompare } from './scenarios/compare.js';
+import { plannedTurns, runPeers } from './scenarios/peers.js';
+import { contendersTable, cpuTable, credentialsTable, peersBaselineTable, targetsTable } from './scenarios/peers-report.js';
 import { baselineTable, compareTable, compareTargets, metricsTable } from './scenarios/compare-report.js';
 import { postgresVersion, runPostgres } from './scenarios/postgres.js';
 import { postgresTable, postgresTargets } from './scenarios/postgres-report.js';
@@ -36,6 +40,12 @@ function numberFromEnv(name, fallback) {
   return value;
 }
 
+function listFromEnv(name, fallback, allowed) {
+  const values = (process.env[name] || fallback).split(',').map((s) => s.trim()).filter(Boolean);
+  for (const value of values) if (!allowed.includes(value)) throw new Error(`${name} takes ${allowed.join(', ')}; got ${value}`);
+  return values;
+}
+
 const quick = process.env.BENCH_QUICK === '1';
 const options = {
   quick,
@@ -48,6 +58,9 @@ const options = {
   endpoints: new Set((process.env.BENCH_ENDPOINTS ?? 'ping,list,create').split(',').map((s) => s.trim())),
   only: new Set((process.env.BENCH_ONLY ?? 'compare,scale,workers,postgres').split(',').map((s) => s.trim())),
   baseline: process.env.BENCH_BASELINE || undefined,
+  // The peers scenario: which auth modes (in this order in every round) and which engines.
+  auth: AUTH_MODES.filter((mode) => listFromEnv('BENCH_AUTH', AUTH_MODES.join(','), AUTH_MODES).includes(mode)),
+  engines: new Set(listFromEnv('BENCH_ENGINES', 'sqlite,postgres', ['sqlite', 'postgres'])),
   log: (line) => process.stdout.write(`${line}\n`),
 };
 
@@ -66,6 +79,20 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+async function peersSection(context) {
+  const { results, skipped } = await runPeers(context);
+  const titles = { sqlite: 'SQLite (1,000 products)', postgres: 'PostgreSQL (1,000 products, one durable server, pg with a pool of 10 on both sides)' };
+  const parts = [];
+  for (const [engine, byEndpoint] of Object.entries(results)) {
+    parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issue 19):\n\n${targetsTable(engine, byEndpoint)}`,
+      `What credentials cost:\n\n${credentialsTable(byEndpoint)}`);
+    if (context.baseline?.sameSchema) parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})\n\n${peersBaselineTable(byEndpoint)}`);
+  }
+  const notes = skipped.length === 0 ? '' : `\n\nNot run:\n${[...new Set(skipped)].map((line) => `- ${line}`).join('\n')}`;
+  const setup = `Auth modes: ${context.options.auth.join(', ')}; keys cached by the peers for 2 s as by the service; tokens ${context.credentials.jwt.alg}, verified with jose against the local issuer's JWKS (fetched ${context.credentials.jwksFetches.count} times in all).`;
+  return `## Peers: ours, the hand-written server and Fastify 5, with and without credentials\n\n${setup}\n\n${parts.join('\n\n')}${notes}`;
+}
+
 async function postgresSection(context) {
   const title = '## PostgreSQL (1,000 products, one durable server, pool of 10 per node)';
   const lookup = findPostgres();
@@ -79,14 +106,20 @@ async function postgresSection(context) {
 // The load generator (this process, every thread of it) stays on CPU 0; servers run on CPU 1.
 execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
 sampleLoad();
+let credentials;
 try {
   const build = useBuild(options.ours === 'installed' ? installBuild(ROOT, dir) : sourcesBuild());
   const template1k = seededDatabase(dir, 'template-1k', 1_000, build.migrate);
   const baseline = options.baseline === undefined ? undefined : { build: baselineBuild(options.baseline, dir) };
   if (baseline) baseline.template1k = seededDatabase(dir, 'baseline-1k', 1_000, baseline.build.migrate);
+  // The peers scenario compares builds of one schema; a baseline of another is for the side by side.
+  if (baseline) baseline.sameSchema = baseline.build.schemaVersion === build.schemaVersion;
+  // Every database holds the benchmark's API keys; tokens come from a local issuer in this process.
+  credentials = options.only.has('peers') ? await benchCredentials() : undefined;
+  if (credentials) for (const template of [template1k, baseline?.template1k].filter(Boolean)) seedKeysSqlite(template, credentials.keyRows);
   const machine = machineReport(options, baseline?.build);
   options.log(`${machine}\n`);
-  const context = { dir, template1k, baseline, options };
+  const context = { dir, template1k, baseline, options, credentials };
   const sections = [machine];
   // Each part's section ends with the machine's load average while it ran.
   const part = async (run) => {
@@ -94,6 +127,11 @@ try {
     const text = await run();
     return `${text}\n\nLoad average (1 min) during this part: ${loadSince(mark)}.`;
   };
+  if (options.only.has('peers')) {
+    const turns = plannedTurns(options, baseline?.sameSchema === true);
+    options.log(`peers: ${turns} contenders × (${options.warmupSeconds} s warm-up + ${options.rounds} × ${options.seconds} s) ≈ ${Math.ceil((turns * (options.warmupSeconds + options.rounds * options.seconds)) / 60)} min of load, plus start-up`);
+    sections.push(await part(() => peersSection(context)));
+  }
   if (options.only.has('compare')) {
     sections.push(await part(async () => {
       const results = await runCompare(context);
@@ -120,5 +158,6 @@ try {
   writeFileSync(join(BENCH, 'results/latest.md'), report);
   options.log(`written to bench/results/latest.md${quick ? '' : '; copy it to bench/RESULTS.md to publish it'}`);
 } finally {
+  await credentials?.close();
   cleanUp();
 }

@@ -1,6 +1,6 @@
 // What the numbers were measured on, printed above every table.
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { METRICS_MODE } from './servers.js';
+import { HANDWRITTEN_JSON, METRICS_MODE } from './servers.js';
 
 const METRICS = {
   on: 'every server of ours counts and serves /metrics (SVC_METRICS_PORT=0)',
@@ -41,5 +41,6 @@ export function machineReport(options, baseline) {
     `- ours: bin/serve.js ${options.ours === 'installed' ? 'of the package as installed (compiled dist/, as in production)' : 'of the checkout (TypeScript sources, type stripping at run time)'}, SVC_DB_DURABILITY=full (default: fsync before every 201); Fastify: WAL + synchronous=NORMAL, rows read as ${process.env.BENCH_PEER_ROWS || 'objects'} (BENCH_PEER_ROWS)`,
     ...(baseline ? [`- ours (baseline): BENCH_BASELINE=${baseline.ref}, commit ${baseline.commit}, built and installed the same way, on a database its own migrations made (schema version ${baseline.schemaVersion})`] : []),
     `- metrics (BENCH_METRICS=${METRICS_MODE}): ${METRICS[METRICS_MODE]}`,
+    ...(options.only.has('peers') ? [`- hand-written peer: SVC_DB_DURABILITY of ours (full: a commit and an fsync per create), list pages serialized as ${HANDWRITTEN_JSON === 'string' ? 'one string built by hand' : 'plain objects and one JSON.stringify'} (BENCH_HANDWRITTEN_JSON); PostgreSQL Fastify peer: a create is ${process.env.BENCH_PG_PEER_CREATE === 'transaction' ? 'BEGIN, INSERT … RETURNING, COMMIT' : 'one INSERT … RETURNING in autocommit'} (BENCH_PG_PEER_CREATE)`] : []),
   ].join('\n');
 }

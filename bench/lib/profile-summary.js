@@ -1,4 +1,9 @@
-// Reads a V8 .cpuprofile: self time by function, and total (inclusive) time of the service's own functions.
+// Reads a V8 .cpuprofile: self time by function, by file and by source line of the checkout's own
+// code, and the inclusive time of the checkout's functions. Times are shown as a share of the busy
+// time (everything but idle) and, given the requests answered, as µs per request (profiler overhead
+// included, so larger than the benchmark's figures; the shares are what to read).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 function selfTimes(profile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -8,18 +13,48 @@ function selfTimes(profile) {
   return { byId, self };
 }
 
-const label = (frame, root) => `${frame.functionName || '(anonymous)'} ${frame.url.replace(`file://${root}`, '').replace(/^node:/, 'node:')}:${frame.lineNumber + 1}`;
+// `roots`: the folders whose code is "the checkout's" (the checkout, or the installed package's
+// folder when the compiled build runs); paths are shown relative to them.
+const rootOf = (url, roots) => roots.find((root) => url.startsWith(`file://${root}`));
+const shortUrl = (url, roots) => {
+  const root = rootOf(url, roots);
+  return root === undefined ? url : url.slice(`file://${root}`.length);
+};
+const label = (frame, roots) => `${frame.functionName || '(anonymous)'} ${shortUrl(frame.url, roots)}:${frame.lineNumber + 1}`;
+const isOwn = (frame, roots) => rootOf(frame.url, roots) !== undefined && !shortUrl(frame.url, roots).includes('node_modules/');
 
-/** The top functions by self time, and the service's functions by inclusive time, as text. */
-export function summarizeProfile(profile, root, top = 30) {
-  const { byId, self } = selfTimes(profile);
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const bySelf = new Map();
-  for (const [id, time] of self) {
-    const key = label(byId.get(id).callFrame, root);
-    bySelf.set(key, (bySelf.get(key) ?? 0) + time);
+// A file's name, or for code without one (natives, GC, idle) the function's name in brackets.
+const fileOf = (frame, roots) => (frame.url === '' ? `[${frame.functionName || 'native'}]` : shortUrl(frame.url, roots));
+
+function addTo(map, key, time) {
+  map.set(key, (map.get(key) ?? 0) + time);
+}
+
+const sorted = (map, top) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top);
+
+// Source lines of the checkout, read once per file, for the hot-lines section.
+function sourceLine(url, line) {
+  try {
+    return readFileSync(fileURLToPath(url), 'utf8').split('\n')[line - 1]?.trim().slice(0, 110) ?? '';
+  } catch {
+    return '';
   }
-  // Inclusive time: a node's self time plus its descendants', counted once per function per stack.
+}
+
+// Self time of each own source line, from the ticks V8 records per line of each profile node.
+function hotLines(byId, self, roots) {
+  const lines = new Map();
+  for (const [id, time] of self) {
+    const node = byId.get(id);
+    if (!isOwn(node.callFrame, roots) || !node.positionTicks?.length) continue;
+    const ticks = node.positionTicks.reduce((sum, tick) => sum + tick.ticks, 0);
+    for (const tick of node.positionTicks) addTo(lines, `${node.callFrame.url}#${tick.line}`, (time * tick.ticks) / ticks);
+  }
+  return lines;
+}
+
+// Inclusive time: a node's self time plus its descendants', counted once per function per stack.
+function inclusiveTimes(profile, byId, self, roots) {
   const inclusive = new Map();
   const parents = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
@@ -27,17 +62,48 @@ export function summarizeProfile(profile, root, top = 30) {
     const seen = new Set();
     for (let at = id; at !== undefined; at = parents.get(at)) {
       const frame = byId.get(at).callFrame;
-      if (!frame.url.includes(root) || frame.url.includes('node_modules')) continue;
-      const key = label(frame, root);
+      if (!isOwn(frame, roots)) continue;
+      const key = label(frame, roots);
       if (seen.has(key)) continue;
       seen.add(key);
-      inclusive.set(key, (inclusive.get(key) ?? 0) + time);
+      addTo(inclusive, key, time);
     }
   }
-  const pct = (time) => `${((100 * time) / total).toFixed(1).padStart(5)}%`;
-  const lines = ['self time (all code):'];
-  for (const [key, time] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(time)}  ${key}`);
-  lines.push('inclusive time (service code):');
-  for (const [key, time] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(time)}  ${key}`);
+  return inclusive;
+}
+
+/**
+ * The profile as text: self time by function (all code), by file, by line of the checkout's code,
+ * and the checkout's functions by inclusive time. `requests`: answered while profiling, for µs/req.
+ */
+export function summarizeProfile(profile, roots, { requests = 0, top = 30 } = {}) {
+  const { byId, self } = selfTimes(profile);
+  const bySelf = new Map();
+  const byFile = new Map();
+  let idle = 0;
+  for (const [id, time] of self) {
+    const frame = byId.get(id).callFrame;
+    if (frame.functionName === '(idle)') {
+      idle += time;
+      continue;
+    }
+    addTo(bySelf, label(frame, roots), time);
+    addTo(byFile, fileOf(frame, roots), time);
+  }
+  const busy = [...bySelf.values()].reduce((a, b) => a + b, 0);
+  // Profile times are in µs.
+  const cell = (time) => `${((100 * time) / busy).toFixed(1).padStart(5)}%${requests > 0 ? `  ${(time / requests).toFixed(2).padStart(6)} µs/req` : ''}`;
+  const lines = [`busy ${(busy / 1e6).toFixed(2)} s of ${((busy + idle) / 1e6).toFixed(2)} s sampled; ${requests} requests; shares are of the busy time`];
+  lines.push('', 'self time by function (all code; idle left out):');
+  for (const [key, time] of sorted(bySelf, top)) lines.push(`  ${cell(time)}  ${key}`);
+  lines.push('', 'self time by file ([name]: code with no file: natives, GC, the VM itself):');
+  for (const [key, time] of sorted(byFile, 20)) lines.push(`  ${cell(time)}  ${key}`);
+  lines.push('', "self time by line of the checkout's code (a native call, such as SQLite's or JSON.stringify, counts on the line that calls it):");
+  for (const [key, time] of sorted(hotLines(byId, self, roots), 20)) {
+    const [url, line] = key.split('#');
+    lines.push(`  ${cell(time)}  ${shortUrl(url, roots)}:${line}  ${sourceLine(url, Number(line))}`);
+  }
+  lines.push('', "inclusive time (the checkout's functions):");
+  for (const [key, time] of sorted(inclusiveTimes(profile, byId, self, roots), top)) lines.push(`  ${cell(time)}  ${key}`);
   return lines.join('\n');
 }

@@ -16,6 +16,17 @@ if (!['off', 'on', 'both'].includes(METRICS_MODE)) throw new Error(`BENCH_METRIC
 const PEER_ROWS = process.env.BENCH_PEER_ROWS || 'objects';
 if (!['objects', 'arrays'].includes(PEER_ROWS)) throw new Error(`BENCH_PEER_ROWS must be objects or arrays, got ${PEER_ROWS}`);
 
+// BENCH_HANDWRITTEN_JSON: how the hand-written peer serializes a list page: `string` (default, built
+// as one string by hand, each string escaped by JSON.stringify) or `stringify` (plain objects and one
+// JSON.stringify, which V8's fast path can make cheaper on Node 24).
+export const HANDWRITTEN_JSON = process.env.BENCH_HANDWRITTEN_JSON || 'string';
+if (!['string', 'stringify'].includes(HANDWRITTEN_JSON)) throw new Error(`BENCH_HANDWRITTEN_JSON must be string or stringify, got ${HANDWRITTEN_JSON}`);
+
+// BENCH_PG_PEER_CREATE: how the PostgreSQL Fastify peer writes a create: `autocommit` (default, one
+// INSERT … RETURNING, what a Fastify user writes) or `transaction` (BEGIN, INSERT, COMMIT).
+const PG_PEER_CREATE = process.env.BENCH_PG_PEER_CREATE || 'autocommit';
+if (!['autocommit', 'transaction'].includes(PG_PEER_CREATE)) throw new Error(`BENCH_PG_PEER_CREATE must be autocommit or transaction, got ${PG_PEER_CREATE}`);
+
 // The checkout's sources until run.js points at an installed build (lib/install.js).
 let oursBuild = sourcesBuild();
 
@@ -43,19 +54,34 @@ export function ceiling(dir) {
 }
 
 /**
- * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
- * or on PostgreSQL with `databaseUrl`; logger off or pino at info.
+ * The hand-written peer (node:http + node:sqlite, peers/handwritten.js) on `dbPath`, at the service's
+ * durability (`full` unless given), with `authEnv` (lib/credentials.js, peerAuthEnv) for its credential work.
  */
-export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline } = {}) {
+export function handwritten(dir, dbPath, { name = 'hand-written', durability = 'full', authEnv = {} } = {}) {
+  return {
+    name,
+    args: [join(BENCH, 'peers/handwritten.js')],
+    env: { ...cleanEnv(), DB_PATH: dbPath, DURABILITY: durability, JSON: HANDWRITTEN_JSON, EXPECTED_VERSION: String(oursBuild.schemaVersion), ...authEnv },
+    cpus: SERVER_CPU,
+    cwd: dir,
+    schemaVersion: oursBuild.schemaVersion,
+  };
+}
+
+/**
+ * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
+ * or on PostgreSQL with `databaseUrl`; logger off or pino at info; `authEnv` for its credential work.
+ */
+export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline, authEnv = {} } = {}) {
   const storage = databaseUrl === undefined
     ? { args: [baseline?.peer ?? join(BENCH, 'peers/fastify.js')], env: { DB_PATH: dbPath, ROWS: PEER_ROWS } }
-    : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl } };
+    : { args: [join(BENCH, 'peers/fastify-pg.js')], env: { DATABASE_URL: databaseUrl, CREATE: PG_PEER_CREATE } };
   // With `baseline`, the peer of that commit, doing the work of that version's schema.
   const schemaVersion = (baseline ?? oursBuild).schemaVersion;
   return {
     name: name ?? (pino ? 'Fastify + pino' : 'Fastify'),
     args: storage.args,
-    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}) },
+    env: { ...cleanEnv(), ...storage.env, EXPECTED_VERSION: String(schemaVersion), ...(pino ? { LOGGER: 'pino' } : {}), ...authEnv },
     cpus: SERVER_CPU,
     cwd: dir,
     schemaVersion,

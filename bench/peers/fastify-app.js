@@ -1,9 +1,13 @@
 // What both Fastify peers share: the app with the service's rules (no coercion, unknown members are
 // errors, every error reported), request ids, security headers, the product representation, cursors
 // and the input rules no JSON schema can express. LOGGER=pino turns on pino at info on stdout.
+// AUTH=keys|jwt: the product routes are guarded by @fastify/bearer-auth with a custom `auth`
+// function doing the service's credential check (peers/credentials.js), and a scope check after it.
 import { createHash, randomUUID } from 'node:crypto';
+import bearerAuth from '@fastify/bearer-auth';
 import Fastify from 'fastify';
 import pino from 'pino';
+import { allows, AUTH, checkFor } from './credentials.js';
 import { SECURITY_HEADERS } from './headers.js';
 
 /** The schema version the peer's database must have for ping to answer 200 (that of our build). */
@@ -26,6 +30,39 @@ export function createApp() {
     done();
   });
   return app;
+}
+
+const problemOf = (status, code, detail) => ({ type: 'about:blank', title: status === 401 ? 'Unauthorized' : 'Forbidden', status, code, detail });
+
+/**
+ * Registers the routes `register` adds: as they are with AUTH=off; with AUTH=keys|jwt in a scope of
+ * their own behind bearer-auth (`findKey(id)`: the key's row, for keys) and each route's
+ * `config.scope`. Routes registered outside stay open, as GET /api/ping is in the service.
+ */
+export function guardedRoutes(app, findKey, register) {
+  const check = checkFor(findKey);
+  if (AUTH === 'off') return register(app);
+  app.register(async (scope) => {
+    await scope.register(bearerAuth, {
+      contentType: 'application/problem+json',
+      errorResponse: () => problemOf(401, 'unauthorized', 'The credential is not valid.'),
+      // The credential's caller is kept for the scope check; only a valid one passes.
+      auth(credential, request) {
+        const settle = (identified) => {
+          if (identified.ok) request.caller = identified.caller;
+          return identified.ok;
+        };
+        const identified = check(credential);
+        return identified instanceof Promise ? identified.then(settle) : settle(identified);
+      },
+    });
+    scope.addHook('onRequest', (request, reply, done) => {
+      if (allows(request.caller.scopes, request.routeOptions.config.scope)) return done();
+      reply.code(403).header('content-type', 'application/problem+json').header('www-authenticate', 'Bearer error="insufficient_scope"');
+      reply.send(problemOf(403, 'forbidden', 'This operation needs another scope.'));
+    });
+    register(scope);
+  });
 }
 
 /** The ping body for a database at `version` (null: unreachable), and its status code. */

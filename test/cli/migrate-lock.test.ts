@@ -35,7 +35,7 @@ function versionOf(dbPath: string): number {
   }
 }
 
-// docs/operations.md, Workers: a command-line tool, unlike a serving process, may wait on its thread for the lock.
+// docs/operations.md, Another process holding the SQLite file: a command-line tool, unlike a serving process, may wait on its thread for the lock.
 test('migrate waits for a write lock another process holds, then applies its files', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-migrate-lock-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

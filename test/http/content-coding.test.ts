@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { assertProblem } from '../support/assertions.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-// docs/api.md, Errors (415): a request body with a Content-Encoding other than identity is 415 unsupported_media_type
+// docs/api.md, Content codings: a request body with a Content-Encoding other than identity is 415 unsupported_media_type
 // with Accept-Encoding: identity, and nothing is created or changed.
 
 let server: TestServer;

@@ -75,7 +75,7 @@ test('GET and HEAD /api/openapi.json: 200, the OpenAPI 3.1 document, and a HEAD 
 
 test('every route the app serves answers HEAD as it answers GET', async () => {
   const getRoutes = server.app.routes.filter((route) => route.method === 'GET').map((route) => route.pattern);
-  // The routes the README lists are among them, so this loop cannot pass by running over nothing.
+  // The routes docs/api.md lists are among them, so this loop cannot pass by running over nothing.
   for (const pattern of ['/api/ping', '/api/openapi.json', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}']) {
     assert.ok(getRoutes.includes(pattern), `GET ${pattern} is not served`);
   }

@@ -7,7 +7,7 @@ import { migratedDatabaseFile } from '../support/server.ts';
 import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
 import { holdWriteLock, type TimedResponse, timedRequest, type WriteLockHolder } from './write-lock.ts';
 
-// docs/operations.md, Workers: while another process holds the SQLite file's write lock, a process never stops
+// docs/operations.md, Another process holding the SQLite file: while it holds the write lock, a process never stops
 // answering: reads and readiness go on at once (WAL readers never need that lock), and a write waits
 // for the lock without blocking, up to 5 s, then is 503 `unavailable` with Retry-After.
 

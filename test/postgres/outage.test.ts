@@ -81,7 +81,7 @@ describe('PostgreSQL unreachable under load, then back', { skip: skipWithoutPost
     const refused = load.sent.filter((sent) => isUnavailable(sent.answer)).length;
     t.diagnostic(`${label}: ${load.sent.length} requests, ${refused} answered 503, slowest answer ${Math.round(slowest)} ms`);
     await assertNothingLost(cluster, url, load, TIMEOUT_MS);
-    // README (Outages): unreachable is 503 unavailable with Retry-After: 2, exactly (1 means busy).
+    // docs/postgresql.md, Outages: unreachable is 503 unavailable with Retry-After: 2, exactly (1 means busy).
     const refusals = load.sent.filter((sent) => sent.answer.status === 503);
     assert.deepEqual(new Set(refusals.map((sent) => sent.answer.headers.get('retry-after'))), new Set(['2']));
     // The same processes recovered: none exited, none logged an unexpected error (5xx access lines are 503s).

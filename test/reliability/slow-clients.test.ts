@@ -98,7 +98,7 @@ test(`${ATTACKERS} slowloris and ${ATTACKERS} slow-body clients are cut off whil
     const cutOff = attackers.map((a) => a.cutOffAfterMs);
     const told = attackers.filter((a) => a.received !== '').length;
     t.diagnostic(`served ${served} normal requests during the attack; attackers cut off after ${Math.min(...cutOff)}..${Math.max(...cutOff)} ms, ${told} told 408`);
-    // README: they get 408 and are disconnected. Every one is told why, with a whole problem document.
+    // docs/api.md, Errors: they get 408 and are disconnected. Every one is told why, with a whole problem document.
     attackers.forEach((a, i) => assertTold408(a.received, i < ATTACKERS ? 'slowloris' : 'slow body'));
   } finally {
     for (const a of attackers) a.socket.destroy();

@@ -5,7 +5,7 @@ import type { Storage } from '../../src/db/storage.ts';
 import { fingerprintOf, type IdempotentOutcome, IdempotentWrites } from '../../src/idempotency/idempotent-write.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
-// The lifetime of a key (docs/api.md, Idempotent creates, "keys expire after 24 hours"), both bounds, on
+// The lifetime of a key (docs/api.md, Idempotent creates, Expiry: "replayed for 24 hours from its first request"), both bounds, on
 // the real storage of the run's engine with the clock IdempotentWrites takes: no waiting a day.
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SCOPE = 'POST /api/products';

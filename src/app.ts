@@ -28,6 +28,7 @@ import { addOpenApiRoutes } from './openapi/routes.ts';
 import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
+import { createTokenCheck } from './tokens/token-check.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
@@ -70,7 +71,7 @@ export function createApp(options: AppOptions): App {
   const storage = createStorage(db, metrics);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
-  const credentials = config.auth === 'off' ? null : (options.credentials ?? credentialCheckFor(config));
+  const credentials = config.auth === 'off' ? null : (options.credentials ?? credentialCheckFor(config, logger));
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
@@ -199,6 +200,11 @@ export function createApp(options: AppOptions): App {
 }
 
 // The service's own check for its mode; each kind of credential is one implementation of CredentialCheck.
-function credentialCheckFor(config: Config): CredentialCheck {
+function credentialCheckFor(config: Config, logger: Logger): CredentialCheck {
+  if (config.auth === 'jwt') {
+    // The JWKS is fetched at most once per 30 s, so every failure is worth its line.
+    const onKeysUnavailable = (error: Error): void => logger.warn('access-token keys could not be fetched; tokens signed by keys already held still work', { reason: error.message });
+    return createTokenCheck(config.jwt, { requestTimeoutMs: config.requestTimeoutMs, onKeysUnavailable });
+  }
   throw new Error(`SVC_AUTH=${config.auth} has no credential check yet`);
 }

@@ -16,8 +16,6 @@ export interface AlgorithmRule {
 
 // RFC 7518 §3.5: PS256's salt is exactly as long as its hash; OpenSSL would otherwise accept any.
 const PSS_SALT_BYTES = 32;
-// RFC 7518 §3.4 and RFC 8037 §3.1: r‖s, and an Ed25519 signature, are both 64 bytes.
-const FIXED_SIGNATURE_BYTES = 64;
 
 function safely(check: () => boolean): boolean {
   try {
@@ -42,13 +40,13 @@ export const ALGORITHM_RULES: Readonly<Record<Algorithm, AlgorithmRule>> = {
   ES256: {
     kty: 'EC',
     crv: 'P-256',
-    verify: (data, key, signature) =>
-      signature.length === FIXED_SIGNATURE_BYTES && safely(() => verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature)),
+    // RFC 7518 §3.4: r‖s, 64 bytes, not DER; node:crypto refuses any other length.
+    verify: (data, key, signature) => safely(() => verify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature)),
   },
   EdDSA: {
     kty: 'OKP',
     crv: 'Ed25519',
-    verify: (data, key, signature) => signature.length === FIXED_SIGNATURE_BYTES && safely(() => verify(null, data, key, signature)),
+    verify: (data, key, signature) => safely(() => verify(null, data, key, signature)),
   },
 };
 

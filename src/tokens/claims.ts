@@ -21,8 +21,9 @@ function hasAudience(aud: unknown, audience: string): boolean {
   return aud === audience || (Array.isArray(aud) && aud.includes(audience));
 }
 
-// Space-separated names (RFC 9068 `scope`, Entra ID's `scp`) or an array of them (Okta's `scp`).
-// A claim of another shape grants nothing: the token stays valid, and meets 403 wherever a scope is needed.
+// Space-separated names (RFC 9068 `scope`, Entra ID's `scp`) or an array of them (Okta's `scp`), in
+// either claim. A claim of another shape grants nothing: the token stays valid, and meets 403 wherever
+// a scope is needed.
 function scopeNames(value: unknown): readonly unknown[] {
   if (typeof value === 'string') return value.split(' ');
   return Array.isArray(value) ? value : [];

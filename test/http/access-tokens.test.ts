@@ -7,8 +7,12 @@ import { patchJson, postJson, startTestServer, type TestServer } from '../suppor
 // loopback port) and takes the access tokens it issues by the client-credentials grant.
 const as = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
+// Should the service not start, the provider stops too: left listening, it would keep the run alive.
 async function serveWith(provider: IdentityProvider, env: Record<string, string> = {}): Promise<TestServer> {
-  return startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE, ...env });
+  return startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE, ...env }).catch(async (error: unknown) => {
+    await provider.stop();
+    throw error;
+  });
 }
 
 describe('access tokens from a real provider: who may do what', () => {

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { constants, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import type { RefusalReason } from '../../src/callers/caller.ts';
 import { Scope } from '../../src/callers/scopes.ts';
 import { b64url, signJws, type TestKey, testKey } from '../support/jws-signer.ts';
@@ -43,6 +43,11 @@ function respelledSignature(token: string): string {
   return `${token.slice(0, -1)}${alphabet[alphabet.indexOf(last) + 1]}`;
 }
 
+function pssWithSalt(key: TestKey, claims: Record<string, unknown>, saltLength: number): string {
+  const input = `${b64url(JSON.stringify({ alg: 'PS256', typ: 'at+jwt', kid: key.kid }))}.${b64url(JSON.stringify(claims))}`;
+  return `${input}.${b64url(sign('sha256', Buffer.from(input), { key: key.privateKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength }))}`;
+}
+
 function derSignedEs256(key: TestKey, claims: Record<string, unknown>): string {
   const input = `${b64url(JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid: key.kid }))}.${b64url(JSON.stringify(claims))}`;
   return `${input}.${b64url(sign('sha256', Buffer.from(input), key.privateKey))}`;
@@ -62,6 +67,7 @@ export function attackCases(setup: CaseSetup): TokenCase[] {
     { name: 'RS256, valid', token: good, expect: 'accept', scopes: [Scope.read] },
     { name: 'PS256, valid (the same RSA key)', token: valid({}, { alg: 'PS256' }, { ...keys.rsa, alg: 'PS256' }), expect: 'accept' },
     { name: 'ES256, valid', token: es256, expect: 'accept' },
+    { name: 'PS256 with a salt of 0 bytes, not 32', token: pssWithSalt(keys.rsa, claims, 0), expect: 'invalid' },
     { name: 'EdDSA (Ed25519), valid', token: valid({}, {}, keys.ed), expect: 'accept' },
     { name: 'EdDSA without kid: the one key that fits', token: valid({}, { kid: undefined }, keys.ed), expect: 'accept' },
     { name: 'typ JWT (Keycloak, Entra ID)', token: valid({}, { typ: 'JWT' }), expect: 'accept' },

@@ -35,7 +35,11 @@ describe('a real provider rotates its signing key, and the service follows witho
   let server: TestServer;
   before(async () => {
     provider = await startIdentityProvider('RS256');
-    server = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE });
+    // Should the service not start, the provider stops too: left listening, it would keep the run alive.
+    server = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE }).catch(async (error: unknown) => {
+      await provider.stop();
+      throw error;
+    });
   });
   after(async () => {
     await server.stop();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { CredentialCheck, Identified } from '../../src/callers/caller.ts';
-import { createTokenCheck, JWKS_COOLDOWN_MS, JWKS_MAX_AGE_MS } from '../../src/tokens/token-check.ts';
+import { createTokenCheck, JWKS_MAX_AGE_MS } from '../../src/tokens/token-check.ts';
 import { eventually } from '../support/assertions.ts';
 import { type DocumentServer, startDocumentServer } from '../support/document-server.ts';
 import { signJws, type TestKey, testKey } from '../support/jws-signer.ts';
@@ -17,9 +17,11 @@ const stranger = testKey('ES256', 'stranger');
 let clock = Date.now();
 const tokenOf = (key: TestKey, kid = key.kid, sub = 'u1'): string =>
   signJws({ alg: 'ES256', kid }, { iss: ISSUER, aud: AUDIENCE, sub, exp: Math.floor(clock / 1000) + 3600 }, key.privateKey);
+// The contract's figure, not the code's constant: a change to the code must not carry the test along.
+const COOLDOWN_MS = 30_000;
 const reason = (identified: Identified): string => (identified.ok ? 'ok' : identified.refusal.reason);
 
-describe('the issuer keys: fetched on demand, again for an unknown kid at most once per 30 s', () => {
+describe('the issuer keys: fetched on demand, again for an unknown kid at most once per 30 s', { timeout: 30_000 }, () => {
   let server: DocumentServer;
   let check: CredentialCheck;
   const failures: string[] = [];
@@ -45,7 +47,7 @@ describe('the issuer keys: fetched on demand, again for an unknown kid at most o
     server.serve('/jwks', { keys: [first.publicJwk, second.publicJwk] });
     const flood = await Promise.all(Array.from({ length: 1000 }, (_, i) => check.identify(tokenOf(stranger, `kid-${i}`))));
     assert.deepEqual(new Set(flood.map(reason)), new Set(['unknown']));
-    clock += JWKS_COOLDOWN_MS - 1;
+    clock += COOLDOWN_MS - 1;
     assert.equal(reason(await check.identify(tokenOf(second))), 'unknown');
     assert.equal(jwks(), before + 1);
     clock += 1;
@@ -66,7 +68,7 @@ describe('the issuer keys: fetched on demand, again for an unknown kid at most o
     assert.equal(known instanceof Promise, false, 'no fetch, no wait');
     assert.equal(reason(await known), 'ok');
     server.serve('/jwks', 'down for maintenance', 503);
-    clock += JWKS_COOLDOWN_MS;
+    clock += COOLDOWN_MS;
     assert.equal(reason(await check.identify(tokenOf(second))), 'unverifiable');
     assert.match(failures.join('\n'), /\/jwks answered 503/);
     assert.equal(reason(await check.identify(tokenOf(second))), 'unverifiable', 'within the cooldown: no fetch, the same answer');
@@ -89,12 +91,19 @@ describe('the issuer keys: fetched on demand, again for an unknown kid at most o
   });
 });
 
-describe('the issuer documents: what is refused, and how long a request may wait for them', () => {
+describe('the issuer documents: what is refused, and how long a request may wait for them', { timeout: 30_000 }, () => {
   let server: DocumentServer;
+  // Stopped after the tests whatever happens to them, so a request it holds cannot keep the run alive.
+  let hanging: DocumentServer;
   before(async () => {
     server = await startDocumentServer();
+    hanging = await startDocumentServer();
+    hanging.hang();
   });
-  after(() => server.stop());
+  after(async () => {
+    await server.stop();
+    await hanging.stop();
+  });
 
   async function failureOf(issuer: string, jwksUrl: string, requestTimeoutMs = 30_000): Promise<string> {
     const failures: string[] = [];
@@ -126,13 +135,10 @@ describe('the issuer documents: what is refused, and how long a request may wait
     assert.match(await failureOf(ISSUER, `${server.origin}/array`), /not a JWK Set/);
   });
 
-  test('a provider that never answers: the request waits a third of the request timeout, then 401 unverifiable', async () => {
-    const hanging = await startDocumentServer();
-    hanging.hang();
+  test('a provider that never answers: the request waits a third of the request timeout, then 401 unverifiable', { timeout: 10_000 }, async () => {
     const started = performance.now();
     assert.match(await failureOf(ISSUER, `${hanging.origin}/jwks`, 900), /failed: .*(timeout|aborted)/i);
     const waited = performance.now() - started;
-    assert.ok(waited >= 250 && waited < 2_000, `waited ${waited} ms`);
-    await hanging.stop();
+    assert.ok(waited >= 250 && waited < 900, `waited ${waited} ms, a request timeout of 900 ms`);
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { test } from 'node:test';
 import type { Caller } from '../../src/callers/caller.ts';
 import { Scope } from '../../src/callers/scopes.ts';
@@ -89,7 +90,9 @@ test('verdicts: the exact token only, until it expires, least recently used drop
   assert.equal(cache.get('token-b', 1), undefined);
 });
 
-test('key choice: a JWKS of objects only; a kid on two keys, or on a key with private material, is unfit', () => {
+const curveKey = (namedCurve: string): JsonWebKey => generateKeyPairSync('ec', { namedCurve }).publicKey.export({ format: 'jwk' });
+
+test('key choice: a JWKS of objects only; a kid on two keys, on private material, or on a key of another type or curve is unfit', () => {
   const one = testKey('ES256', 'one');
   const twin = testKey('ES256', 'one');
   assert.equal(readKeySet({ keys: [one.publicJwk, 'x'] }), null);
@@ -105,5 +108,10 @@ test('key choice: a JWKS of objects only; a kid on two keys, or on a key with pr
   assert.equal(found({ keys: [{ ...one.publicJwk, x: 'AAAA' }] }, 'one'), 'unfit');
   assert.equal(found({ keys: [{ ...one.publicJwk, crv: 'P-384' }] }, 'one'), 'unfit');
   assert.equal(found({ keys: [one.publicJwk] }, 'two'), 'absent');
+  const set = readKeySet({ keys: [one.publicJwk, { ...curveKey('secp384r1'), kid: 'p384' }, { ...generateKeyPairSync('ed448').publicKey.export({ format: 'jwk' }), kid: 'ed448' }] });
+  assert.ok(set !== null);
+  assert.equal(chooseKey(set, 'RS256', 'one').kind, 'unfit', 'an EC key for RS256');
+  assert.equal(chooseKey(set, 'ES256', 'p384').kind, 'unfit', 'a P-384 key for ES256');
+  assert.equal(chooseKey(set, 'EdDSA', 'ed448').kind, 'unfit', 'an Ed448 key for EdDSA (Ed25519 only)');
   assert.equal(found({ keys: [] }, undefined), 'absent');
 });

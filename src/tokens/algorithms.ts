@@ -1,6 +1,6 @@
 import { constants, type KeyObject, verify } from 'node:crypto';
 
-/** The signing algorithms an access token may use (API.md §13): asymmetric only, one curve or padding each. */
+/** The signing algorithms an access token may use: asymmetric only, one curve or padding each. */
 export const ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
 

@@ -21,7 +21,7 @@ export interface TokenCheckOptions {
   readonly maxKeyAgeMs?: number;
 }
 
-/** API.md §13: a provider's new key is seen within 30 s; no provider is asked more often. */
+/** At most one JWKS fetch per 30 s (README), so a new key is found at most 30 s after the last fetch. */
 export const JWKS_COOLDOWN_MS = 30_000;
 /** Held keys are fetched again after this, so a key the issuer withdraws stops working within it. */
 export const JWKS_MAX_AGE_MS = 10 * 60_000;
@@ -30,15 +30,8 @@ export const JWKS_TIMEOUT_MS = 5_000;
 
 const EXPIRED_DETAIL = 'The access token has expired.';
 
-/**
- * The access-token check of SVC_AUTH=jwt (API.md §13): a JWT access token (RFC 9068), verified in a
- * fixed order (shape, header, key, signature, then claims) against the issuer's JWKS. Synchronous
- * whenever the signing key is held; it waits only for a fetch of the issuer's keys.
- */
-export function createTokenCheck(settings: JwtSettings, options: TokenCheckOptions): CredentialCheck {
-  const now = options.now ?? Date.now;
-  const verdicts = new VerdictCache();
-  const keys = new RemoteKeys({
+function remoteKeysFor(settings: JwtSettings, options: TokenCheckOptions, now: () => number, onReplaced: () => void): RemoteKeys {
+  return new RemoteKeys({
     issuer: settings.issuer,
     jwksUrl: settings.jwksUrl,
     timeoutMs: Math.min(JWKS_TIMEOUT_MS, Math.max(100, Math.floor(options.requestTimeoutMs / 3))),
@@ -46,9 +39,20 @@ export function createTokenCheck(settings: JwtSettings, options: TokenCheckOptio
     maxAgeMs: options.maxKeyAgeMs ?? JWKS_MAX_AGE_MS,
     now,
     onFailure: options.onKeysUnavailable ?? (() => {}),
-    // A withdrawn key must take its tokens with it.
-    onReplaced: () => verdicts.clear(),
+    onReplaced,
   });
+}
+
+/**
+ * The access-token check of SVC_AUTH=jwt (README: access tokens): a JWT access token (RFC 9068), verified in a
+ * fixed order (shape, header, key, signature, then claims) against the issuer's JWKS. Synchronous
+ * whenever the signing key is held; it waits only for a fetch of the issuer's keys.
+ */
+export function createTokenCheck(settings: JwtSettings, options: TokenCheckOptions): CredentialCheck {
+  const now = options.now ?? Date.now;
+  const verdicts = new VerdictCache();
+  // A withdrawn key must take its tokens' verdicts with it.
+  const keys = remoteKeysFor(settings, options, now, () => verdicts.clear());
 
   // Signature, then claims: a token whose key is held.
   function verifyWith(token: string, signed: SignedToken, set: KeySet): Identified | 'absent' {

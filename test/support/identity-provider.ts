@@ -1,6 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import Provider from 'oidc-provider';
+import { startCountingServer } from './counting-server.ts';
 import { type SigningAlgorithm, signJws, type TestKey, testKey } from './jws-signer.ts';
 
 /** The clients of the test provider, each allowed every scope it knows. */
@@ -51,6 +50,17 @@ class MapAdapter {
   async revokeByGrantId(): Promise<void> {}
 }
 
+async function clientCredentialsToken(issuer: string, client: ClientId, scope: string): Promise<string> {
+  const response = await fetch(`${issuer}/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${client}:${CLIENT_SECRET}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource: API_AUDIENCE }),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (response.status !== 200 || body.access_token === undefined) throw new Error(`the provider refused a token: ${response.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
 function providerFor(issuer: string, keys: readonly TestKey[]): Provider {
   const signing = keys[0] as TestKey;
   return new Provider(issuer, {
@@ -74,42 +84,19 @@ function providerFor(issuer: string, keys: readonly TestKey[]): Provider {
 
 /** Starts the provider signing with a new key of `alg`. */
 export async function startIdentityProvider(alg: SigningAlgorithm = 'RS256'): Promise<IdentityProvider> {
-  const counts = new Map<string, number>();
-  const sockets = new Set<Socket>();
+  const server = await startCountingServer();
+  const issuer = server.origin;
   let keys = [testKey(alg, 'key-1')];
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = () => {};
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    counts.set(path, (counts.get(path) ?? 0) + 1);
-    handle(req, res);
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // A rotation is a new configuration of the same provider at the same address, as a real one restarts.
-  const configure = (): void => {
-    handle = providerFor(issuer, keys).callback();
-  };
+  const configure = (): void => server.handle(providerFor(issuer, keys).callback());
   configure();
   return {
     issuer,
     get signingKey() {
       return keys[0] as TestKey;
     },
-    requests: (path) => counts.get(path) ?? 0,
-    async token(client, scope) {
-      const response = await fetch(`${issuer}/token`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${client}:${CLIENT_SECRET}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource: API_AUDIENCE }),
-      });
-      const body = (await response.json()) as { access_token?: string };
-      if (response.status !== 200 || body.access_token === undefined) throw new Error(`the provider refused a token: ${response.status} ${JSON.stringify(body)}`);
-      return body.access_token;
-    },
+    requests: server.requests,
+    token: (client, scope) => clientCredentialsToken(issuer, client, scope),
     sign(claims, header = {}) {
       const key = keys[0] as TestKey;
       return signJws({ alg: key.alg, typ: 'at+jwt', kid: key.kid, ...header }, claims, key.privateKey);
@@ -119,9 +106,6 @@ export async function startIdentityProvider(alg: SigningAlgorithm = 'RS256'): Pr
       configure();
       return keys[0] as TestKey;
     },
-    async stop() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop: server.stop,
   };
 }

@@ -8,7 +8,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DURABILITIES = ['full', 'normal'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
-/** Who may call (API.md §13): anyone (`off`), holders of API keys, or of access tokens. */
+/** Who may call: anyone (`off`), holders of API keys, or of access tokens. */
 export const AUTH_MODES = ['off', 'keys', 'jwt'] as const;
 export type AuthMode = (typeof AUTH_MODES)[number];
 

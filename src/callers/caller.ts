@@ -1,6 +1,6 @@
 import type { Scope } from './scopes.ts';
 
-/** Who calls (API.md §13): the identity rate limits, idempotency keys and the access log name. */
+/** Who calls: the identity rate limits, idempotency keys and the access log name. */
 export interface Caller {
   /** `key`: an API key; `token`: an access token of an OpenID Connect provider. */
   readonly kind: 'key' | 'token';

@@ -1,5 +1,5 @@
 /**
- * What a caller may do (API.md §13): each scope includes the ones below it. Sequential integers in
+ * What a caller may do: each scope includes the ones below it. Sequential integers in
  * the code, names on the wire and in storage.
  */
 export const Scope = { read: 1, write: 2, admin: 3 } as const;

@@ -55,7 +55,7 @@ export function createHandler<I>(deps: WriteDeps, spec: CreateSpec<I>): Handler 
       const { input } = await readInput(ctx.req);
       return deps.storage.transaction((tx) => spec.execute(tx, input));
     }
-    // A key belongs to its caller (API.md §6): the same key from two callers names two requests.
+    // A key belongs to its caller: the same key from two callers names two requests.
     const scope = ctx.caller === null ? `${ctx.method} ${ctx.path}` : `${ctx.caller.kind}:${ctx.caller.id} ${ctx.method} ${ctx.path}`;
     // Claimed before the body is read: a retry sent while the first is still arriving gets 409.
     const release = deps.idempotency.claim(scope, key);

@@ -7,7 +7,7 @@ interface Verdict {
   readonly usableUntil: number;
 }
 
-/** How many verified tokens are remembered: enough for the callers of a busy process, at about 200 bytes each. */
+/** How many verified tokens are remembered: the callers of a busy process, at a few hundred bytes each. */
 export const VERDICT_CACHE_SIZE = 10_000;
 
 /**

@@ -31,6 +31,7 @@ import { addOpenApiRoutes } from './openapi/routes.ts';
 import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
+import { createTokenCheck } from './tokens/token-check.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
@@ -81,7 +82,7 @@ export function createApp(options: AppOptions): App {
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
-  const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics) : null;
+  const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics, logger) : null;
   const credentials = config.auth === 'off' ? null : (options.credentials ?? ownCheck);
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
@@ -223,10 +224,12 @@ export function createApp(options: AppOptions): App {
 }
 
 // The service's own check for its mode (null when off); each kind of credential is one implementation of CredentialCheck.
-function credentialCheckFor(config: Config, storage: Storage, metrics: ServiceMetrics | null): (CredentialCheck & Partial<KeyCheck>) | null {
+function credentialCheckFor(config: Config, storage: Storage, metrics: ServiceMetrics | null, logger: Logger): (CredentialCheck & Partial<KeyCheck>) | null {
   if (config.auth === 'off') return null;
   if (config.auth === 'keys') return createKeyCheck({ find: (id) => storage.keys.findById(id), onLookup: (result) => metrics?.apiKeyLookups.inc(result) });
-  throw new Error(`SVC_AUTH=${config.auth} has no credential check yet`);
+  // The JWKS is fetched at most once per 30 s, so every failure is worth its line.
+  const onKeysUnavailable = (error: Error): void => logger.warn('access-token keys could not be fetched; tokens signed by keys already held still work', { reason: error.message });
+  return createTokenCheck(config.jwt, { requestTimeoutMs: config.requestTimeoutMs, onKeysUnavailable });
 }
 
 // What each engine has to report: SQLite counts writes per group commit; PostgreSQL has no group

@@ -43,5 +43,7 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     workspaces: retryingWhileBusy(repositories.workspaces, lockWaitMs),
     readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
     transaction: (work) => writes.run(work),
+    // One statement shares the group commit like any transaction: one fsync for the whole batch.
+    singleWrite: (work) => writes.run(work),
   };
 }

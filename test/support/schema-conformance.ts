@@ -60,6 +60,11 @@ export class ConformanceChecker {
     this.#root = document as Json;
   }
 
+  /** The document responses are checked against. */
+  get document(): unknown {
+    return this.#root;
+  }
+
   /** The operation object for `method` on `pattern`, e.g. ('GET', '/api/products/{id}'). */
   operation(method: string, pattern: string): Json {
     const item = (this.#root['paths'] as Record<string, Json>)[pattern];

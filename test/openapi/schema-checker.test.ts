@@ -105,4 +105,7 @@ test('no-content responses: a 204 or 304 as documented passes; a body, a Content
   await assert.rejects(checker.check('GET', item, fakeResponse(304, { etag: '"3"', 'content-type': 'application/json' })), /no Content-Type/);
   await assert.rejects(checker.check('GET', item, fakeResponse(304, {})), /header ETag: required but absent/);
   await assert.rejects(checker.check('GET', item, fakeResponse(304, { etag: 'W/"3"' })), /header ETag/);
+  // A header a client reads, sent where the document does not list it.
+  await assert.rejects(checker.check('DELETE', item, fakeResponse(204, { etag: '"3"' })), /header etag: sent but not documented/);
+  await assert.rejects(checker.check('DELETE', item, fakeResponse(204, { location: '/api/products/3' })), /header location: sent but not documented/);
 });

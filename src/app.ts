@@ -19,14 +19,13 @@ import { answerServerWide, parseRequestTarget, type RequestTarget, servedMethods
 import { asClientError } from './http/problem.ts';
 import { sendProblem, sendReply } from './http/respond.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
-import { createRouter, type RouteMatch } from './http/router.ts';
+import { type Access, createRouter, type RouteMatch } from './http/router.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
-import { openApiOptionsFor } from './openapi/document.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
 import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
@@ -60,8 +59,8 @@ export interface App {
   (req: IncomingMessage, res: ServerResponse): void;
   /** From now on, answer every request 503 with `Connection: close` (graceful shutdown). */
   drain(): void;
-  /** Every method and path pattern served (HEAD aside). */
-  readonly routes: readonly { method: string; pattern: string }[];
+  /** Every method and path pattern served (HEAD aside), with who may call it. */
+  readonly routes: readonly { method: string; pattern: string; access: Access }[];
   readonly logger: Logger;
   /** The metrics given at creation (serve `metrics.text()` on a listener of your own), or null. */
   readonly metrics: ServiceMetrics | null;
@@ -88,7 +87,7 @@ export function createApp(options: AppOptions): App {
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
-  addOpenApiRoutes(router, openApiOptionsFor(config));
+  addOpenApiRoutes(router, config);
   const allowed = servedMethods(router.routes());
   const checkToken = config.apiToken === '' ? null : bearerTokenCheck(config.apiToken);
   const clientAddressOf = createClientAddressResolver(config.trustProxy);

@@ -221,9 +221,14 @@ function providerUrl(env: Env, name: string, required: boolean): string {
   } catch {
     return fail(name, raw, 'an https:// URL (http:// only for a loopback host)');
   }
-  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname.toLowerCase());
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) fail(name, raw, 'an https:// URL (http:// only for 127.0.0.1, [::1] or localhost)');
+  if (!isProviderUrl(url)) fail(name, raw, 'an https:// URL (http:// only for 127.0.0.1, [::1] or localhost)');
   return raw;
+}
+
+/** Whether an identity provider's keys may be fetched from `url`: https, or http on a loopback host. */
+export function isProviderUrl(url: URL): boolean {
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname.toLowerCase());
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
 }
 
 function jwtSettings(env: Env, auth: AuthMode): JwtSettings {

@@ -25,8 +25,8 @@ export { METRICS_CONTENT_TYPE } from './metrics/exposition.ts';
 export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 /** A family read at scrape time (e.g. a connection pool's state), added with `metrics.registry.register(…)`. */
 export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
-/** The OpenAPI 3.1 document the app serves, for merging into a host's own document. */
-export { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.ts';
+/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes))`. */
+export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './openapi/document.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
 /** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */

@@ -37,4 +37,11 @@ export interface Storage {
    * while the other works are unaffected.
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work`, which makes exactly one statement, as a write of its own: one statement is atomic
+   * and durable by itself, so PostgreSQL runs it in autocommit (one round trip, not BEGIN, the
+   * statement and COMMIT), and SQLite in its group commit like any transaction. Resolves once the
+   * write is committed. A second statement in `work` is a bug: it throws before it runs.
+   */
+  singleWrite<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }

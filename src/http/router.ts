@@ -19,8 +19,8 @@ export interface Router<H> {
   match(method: string, path: string): RouteMatch<H>;
   /** The methods `path` serves (HEAD where GET is), in the order added; none for an unknown path. */
   methodsAt(path: string): readonly string[];
-  /** Every registered method and pattern, in the order added (HEAD not listed). */
-  routes(): readonly { method: string; pattern: string }[];
+  /** Every registered method and pattern with its access, in the order added (HEAD not listed). */
+  routes(): readonly { method: string; pattern: string; access: Access }[];
 }
 
 interface Route<H> {
@@ -50,7 +50,7 @@ function matchSegments(pattern: readonly string[], path: readonly string[]): Rec
 /** Creates a router; HEAD is answered by the GET handler of the same path. */
 export function createRouter<H>(): Router<H> {
   const table: Route<H>[] = [];
-  const added: { method: string; pattern: string }[] = [];
+  const added: { method: string; pattern: string; access: Access }[] = [];
   return {
     add(method, pattern, access, handler) {
       const segments = pattern.split('/');
@@ -60,7 +60,7 @@ export function createRouter<H>(): Router<H> {
         table.push(route);
       }
       route.handlers.set(method, { access, handler });
-      added.push({ method, pattern });
+      added.push({ method, pattern, access });
     },
     match(method, path) {
       const pathSegments = path.split('/');

@@ -35,7 +35,7 @@ function createKeyHandler(keys: ApiKeyUseCases, writes: WriteDeps, remember: (ap
     checkBodyHeaders(ctx.req, ['application/json']);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw NO_REPLAY;
     const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewApiKey(body, keys.now()));
-    const { apiKey, key } = await writes.storage.transaction((tx) => keys.create(tx, input));
+    const { apiKey, key } = await writes.storage.singleWrite((tx) => keys.create(tx, input));
     remember(apiKey);
     return created(`${PATH}/${apiKey.id}`, presentCreatedApiKey(apiKey, key), entityTag(versionOf(apiKey)));
   };

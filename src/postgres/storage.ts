@@ -23,13 +23,35 @@ function repositoriesOn(db: SqlRunner): Repositories {
   };
 }
 
+// A runner on the pool (autocommit) that lets one statement through: a second is a bug in the work,
+// refused before it runs, since the first has committed already and nothing could undo it.
+function oneStatement(pool: SqlRunner): SqlRunner {
+  let used = false;
+  const take = (): void => {
+    if (used) throw new Error('singleWrite: a work made a second statement; use transaction() for several');
+    used = true;
+  };
+  return {
+    rows: (sql, params) => {
+      take();
+      return pool.rows(sql, params);
+    },
+    run: (sql, params) => {
+      take();
+      return pool.run(sql, params);
+    },
+    script: () => Promise.reject(new Error('singleWrite: a work ran a script; use transaction()')),
+  };
+}
+
 // Full jitter, growing: two transactions that collided once rarely collide again.
 const backoffMs = (attempt: number): number => Math.random() * Math.min(200, 5 * 2 ** attempt);
 
 /**
  * Storage on a PostgreSQL pool. Each write transaction runs on its own connection, so writes of
- * many requests (and nodes) commit concurrently; a transaction aborted by a serialization failure
- * or a deadlock runs again from the start, up to `maxAttempts` times, then is StorageBusyError.
+ * many requests (and nodes) commit concurrently; a single write runs in autocommit on any pooled
+ * connection. A write aborted by a serialization failure or a deadlock runs again from the start,
+ * up to `maxAttempts` times, then is StorageBusyError.
  */
 export function createPostgresStorage(client: PostgresClient, options: PostgresStorageOptions = {}): Storage {
   const maxAttempts = options.maxAttempts ?? 5;
@@ -40,16 +62,20 @@ export function createPostgresStorage(client: PostgresClient, options: PostgresS
     workspaces: reads.workspaces,
     readiness: createPostgresReadinessRepository(client),
     keys: reads.keys,
-    async transaction(work) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await client.transaction((tx) => work(repositoriesOn(tx)));
-        } catch (error) {
-          if (!isRetryable(error)) throw error;
-          if (attempt >= maxAttempts) throw new StorageBusyError(`a transaction was aborted ${attempt} times by conflicting ones`);
-          await sleep(backoffMs(attempt));
-        }
-      }
-    },
+    transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
+    singleWrite: (work) => retrying(maxAttempts, () => work(repositoriesOn(oneStatement(client)))),
   };
+}
+
+// A write aborted for a serialization failure or a deadlock runs again from the start.
+async function retrying<T>(maxAttempts: number, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isRetryable(error)) throw error;
+      if (attempt >= maxAttempts) throw new StorageBusyError(`a transaction was aborted ${attempt} times by conflicting ones`);
+      await sleep(backoffMs(attempt));
+    }
+  }
 }

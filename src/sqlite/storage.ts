@@ -46,5 +46,7 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
     keys: retryingWhileBusy(repositories.keys, lockWaitMs),
     transaction: (work) => writes.run(work),
+    // One statement shares the group commit like any transaction: one fsync for the whole batch.
+    singleWrite: (work) => writes.run(work),
   };
 }

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { buildDocsPage } from '../../src/docs-page/page.ts';
 import { SECURITY_HEADERS } from '../../src/http/security-headers.ts';
-import { buildOpenApiDocument } from '../../src/openapi/document.ts';
+import { documentOf } from '../openapi/documents.ts';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
 import { writersAndReaders } from '../support/test-credentials.ts';
 
@@ -80,6 +80,6 @@ test('the page is made from the very document the service serves, as configured'
   const html = await (await fetch(`${server.url}/api/docs`)).text();
   const served = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as Record<string, unknown>;
   assert.equal(html, buildDocsPage(served).html);
-  assert.notEqual(html, buildDocsPage(buildOpenApiDocument({ bearerAuth: false, rateLimited: false })).html);
+  assert.notEqual(html, buildDocsPage(documentOf('off', false)).html);
   assert.ok(html.includes('<code>rate_limited</code>'));
 });

@@ -42,6 +42,8 @@ export function answerProblem(response: RawResponse, bodyless: boolean): string 
   const headers = headerProblem(response);
   if (headers !== null) return headers;
   if (response.status >= 400) return problemDocumentProblem(response, bodyless);
+  // 204 and 304 have no body, so no content type either (RFC 9110 §8.6, §15.3.5): `OPTIONS *` is one.
+  if (response.status === 204 || response.status === 304) return response.body.length === 0 ? null : `a ${response.status} with a body`;
   if (!bodyless && response.headers['content-type'] !== 'application/json; charset=utf-8') {
     return `success content type ${JSON.stringify(response.headers['content-type'])}`;
   }

@@ -136,4 +136,12 @@ export function repositoryContract(engine: string, open: () => Promise<StorageUn
     assert.equal((await storage.products.listBefore(null, 100, 1)).length, 4);
     await close();
   });
+
+  test(`${engine}: a single write commits its one statement and resolves with the work's result`, async () => {
+    const { storage, close } = await open();
+    const made = await storage.singleWrite((tx) => tx.workspaces.insert({ name: 'single', createdAt: AT, updatedAt: AT }));
+    assert.deepEqual(await storage.workspaces.findById(made.id), made);
+    await assert.rejects(storage.singleWrite(async () => Promise.reject(new Error('refused by the work'))), /refused by the work/);
+    await close();
+  });
 }

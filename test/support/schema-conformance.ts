@@ -20,8 +20,15 @@ function headerValue(text: string, schema: Schema): unknown {
   return schema['type'] === 'integer' && /^\d+$/.test(text) ? Number(text) : text;
 }
 
-function headerErrors(root: Json, documented: Json, headers: Headers): string[] {
+// Headers a client of the contract reads: one sent where the document does not list it is an error,
+// as a documented one that is absent (when required) or malformed is.
+const CONTRACT_HEADERS = ['etag', 'location', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'accept-encoding'];
+
+// `undocumented`: whether a contract header sent but not listed is an error (on an operation's answers).
+function headerErrors(root: Json, documented: Json, headers: Headers, undocumented = true): string[] {
   const errors: string[] = [];
+  const listed = new Set(Object.keys(documented).map((name) => name.toLowerCase()));
+  for (const name of undocumented ? CONTRACT_HEADERS : []) if (headers.has(name) && !listed.has(name)) errors.push(`header ${name}: sent but not documented`);
   for (const [name, node] of Object.entries(documented)) {
     const header = deref(root, node);
     const text = headers.get(name);
@@ -58,6 +65,11 @@ export class ConformanceChecker {
 
   constructor(document: unknown) {
     this.#root = document as Json;
+  }
+
+  /** The document responses are checked against. */
+  get document(): unknown {
+    return this.#root;
   }
 
   /** The operation object for `method` on `pattern`, e.g. ('GET', '/api/products/{id}'). */
@@ -113,7 +125,8 @@ export class ConformanceChecker {
    */
   async checkOutsideOperations(res: Response, schema: Schema): Promise<unknown> {
     const ready = deref(this.#root, (this.operation('GET', '/api/ping')['responses'] as Json)['200']);
-    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers);
+    // These answers are described in words (info.description), their own headers (Allow, WWW-Authenticate) with them.
+    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers, false);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
     const body: unknown = await res.json();
     errors.push(...validate(body, schema, this.#root, 'body'));

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { markdown } from '../../src/docs-page/markdown.ts';
 import { buildDocsPage } from '../../src/docs-page/page.ts';
-import { buildOpenApiDocument } from '../../src/openapi/document.ts';
+import { documentOf } from '../openapi/documents.ts';
 
 type Json = Record<string, unknown>;
-const ALL_ON = buildOpenApiDocument({ bearerAuth: true, rateLimited: true }) as Json;
+// API keys and rate limiting on: every operation and response the document can list.
+const ALL_ON = documentOf('keys');
 
 /** The HTML of the section of the operation `id`. */
 function sectionOf(html: string, id: string): string {

@@ -94,4 +94,33 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     assert.deepEqual(await client.rows('SELECT 1'), [[1]]);
     assert.equal(await client.transaction(async (tx) => (await tx.rows('SELECT 2'))[0]?.[0]), 2);
   });
+
+  test('postgres: a single write runs in autocommit on the pool, with no BEGIN or COMMIT of its own', async () => {
+    const client = await freshClient();
+    const calls: string[] = [];
+    // The real client, with each way in recorded: a single write must not open a transaction.
+    const recorded: PostgresClient = {
+      ...client,
+      rows: (sql, params) => (calls.push(`rows ${sql.split(' ')[0]}`), client.rows(sql, params)),
+      run: (sql, params) => (calls.push(`run ${sql.split(' ')[0]}`), client.run(sql, params)),
+      transaction: (work) => (calls.push('transaction'), client.transaction(work)),
+    };
+    const storage = createPostgresStorage(recorded);
+    const at = '2026-11-24T00:00:00.000Z';
+    const made = await storage.singleWrite((tx) => tx.products.insert({ name: 'auto', priceInCents: 1, status: 1, createdAt: at, updatedAt: at }));
+    assert.deepEqual(calls, ['rows INSERT']);
+    assert.equal((await storage.products.findById(made.id))?.name, 'auto');
+  });
+
+  test('postgres: a second statement in a single write is refused before it runs, and says to use a transaction', async () => {
+    const client = await freshClient();
+    const storage = createPostgresStorage(client);
+    const at = '2026-11-24T00:00:00.000Z';
+    const twice = storage.singleWrite(async (tx) => {
+      await tx.workspaces.insert({ name: 'first', createdAt: at, updatedAt: at });
+      return tx.workspaces.insert({ name: 'second', createdAt: at, updatedAt: at });
+    });
+    await assert.rejects(twice, /second statement; use transaction\(\)/);
+    assert.deepEqual(await client.rows("SELECT name FROM workspaces WHERE name IN ('first', 'second') ORDER BY name"), [['first']]);
+  });
 });

@@ -70,13 +70,16 @@ test('methods are case-sensitive, as HTTP methods are', () => {
   assert.equal(sampleRouter().match('get', '/api/ping').kind, 'method_not_allowed');
 });
 
-test('routes() lists what was added, in order, without HEAD', () => {
-  assert.deepEqual(sampleRouter().routes(), [
-    { method: 'GET', pattern: '/api/ping' },
-    { method: 'GET', pattern: '/api/products' },
-    { method: 'POST', pattern: '/api/products' },
-    { method: 'GET', pattern: '/api/products/{id}' },
-    { method: 'POST', pattern: '/api/upload' },
+test('routes() lists what was added, with its access, in order, without HEAD', () => {
+  const router = sampleRouter();
+  router.add('DELETE', '/api/products/{id}', Scope.write, 'delete');
+  assert.deepEqual(router.routes(), [
+    { method: 'GET', pattern: '/api/ping', access: 'open' },
+    { method: 'GET', pattern: '/api/products', access: 'open' },
+    { method: 'POST', pattern: '/api/products', access: 'open' },
+    { method: 'GET', pattern: '/api/products/{id}', access: 'open' },
+    { method: 'POST', pattern: '/api/upload', access: 'open' },
+    { method: 'DELETE', pattern: '/api/products/{id}', access: Scope.write },
   ]);
 });
 

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bearer, guessedKey, type MadeKey } from '../support/keys.ts';
+import { rawRequest } from '../support/raw-http.ts';
+import { type ConformanceRun, responseOf } from './conformance-run.ts';
+import { operationsOf, responseOf as documentedResponse } from './operations.ts';
+
+// 401 and 403 wherever the document lists them, every way a credential can be missing or bad; and
+// the answers outside any operation (unknown path, 405, what node:http cannot parse).
+type Json = Record<string, unknown>;
+
+// Where each operation is sent: an id that names nothing, so an operation let through changes nothing.
+function urlOf(run: ConformanceRun, key: string): { method: string; pattern: string; url: string } {
+  const [method = '', pattern = ''] = key.split(' ');
+  return { method, pattern, url: `${run.url}${pattern.replace('{id}', pattern.startsWith('/api/keys') ? 'AAAAAAAAAAAA' : '999999')}` };
+}
+
+// The credentials that are not good enough, each with the challenge it gets: none, then presented and refused.
+async function refusedCredentials(run: ConformanceRun): Promise<[Record<string, string>, RegExp][]> {
+  const missing: [Record<string, string>, RegExp] = [{}, /^Bearer$/];
+  if (run.mode === 'off') return [];
+  if (run.mode === 'token') return [missing, [bearer('wrong-token-0123456789'), /^Bearer$/], [{ authorization: 'Basic dXNlcjpwdw==' }, /^Bearer$/]];
+  const revoked = await run.newKey({ name: 'revoked', scopes: ['admin'] });
+  assert.equal((await run.remove(`/api/keys/${revoked.id}`)).status, 204);
+  const invalid = /^Bearer error="invalid_token", error_description="[^"]+"$/;
+  return [missing, [bearer('not-a-key'), invalid], [bearer(guessedKey()), invalid], [bearer(revoked.key), invalid]];
+}
+
+// A key just below the scope an operation needs, or null when no key holds less (every key holds `read`).
+function keyBelow(run: ConformanceRun, operation: Json): MadeKey | null {
+  const requirement = (operation['security'] as Record<string, string[]>[])[0] ?? {};
+  const needed = Object.values(requirement)[0]?.[0];
+  if (needed === 'write') return run.keys.read;
+  if (needed === 'admin') return run.keys.write;
+  return null;
+}
+
+/**
+ * Registers the tests of 401 and 403. Every operation is sent every credential that is not good
+ * enough, and a key just below the scope it states: whatever it answers must be documented (a 401 or
+ * 403 the document leaves out fails), and every 401 and 403 it documents must be met.
+ */
+export function callerTests(run: ConformanceRun): void {
+  test('every operation answers a missing or bad credential as documented: 401 wherever it lists one', async () => {
+    const credentials = await refusedCredentials(run);
+    for (const { key, operation } of operationsOf(run.document)) {
+      const { method, pattern, url } = urlOf(run, key);
+      const listed = documentedResponse(operation, 401) !== undefined;
+      for (const [headers, challenge] of listed ? credentials : [[{}, /^/] as const]) {
+        const checked = await run.checker.check(method, pattern, await fetch(url, { method, headers }));
+        assert.equal(checked.status === 401, listed, `${key} with ${JSON.stringify(headers)}: ${checked.status}`);
+        if (listed) assert.match(checked.headers.get('www-authenticate') ?? '', challenge, key);
+      }
+    }
+  });
+
+  test('every operation answers a key just below the scope it states as documented: 403 wherever it lists one', async () => {
+    for (const { key, operation } of operationsOf(run.document)) {
+      const listed = documentedResponse(operation, 403) !== undefined;
+      const below = run.mode === 'keys' ? keyBelow(run, operation) : null;
+      assert.ok(below !== null || !listed, `${key}: a 403 is documented, yet every key holds the scope it names`);
+      if (below === null) continue;
+      const { method, pattern, url } = urlOf(run, key);
+      const checked = await run.checker.check(method, pattern, await fetch(url, { method, headers: bearer(below.key) }));
+      assert.deepEqual([checked.status, (checked.body as Json)['code']], [403, 'forbidden'], key);
+    }
+  });
+}
+
+/** Registers the test of the answers outside any operation; with SVC_AUTH on, a stranger gets 401 before 404 or 405. */
+export function outsideOperationTests(run: ConformanceRun): void {
+  test('answers outside any operation (unknown path, 405, unparseable HTTP, 414, 431) are documented problems', async () => {
+    const problem = { $ref: '#/components/schemas/Problem' };
+    const code = async (res: Response): Promise<unknown> => ((await run.checker.checkOutsideOperations(res, problem)) as Json)['code'];
+    assert.equal(await code(await run.get('/api/nothing-here')), 'not_found');
+    const notAllowed = await run.get('/api/ping', { method: 'DELETE' });
+    assert.equal(notAllowed.headers.get('allow'), 'GET, HEAD');
+    assert.equal(await code(notAllowed), 'method_not_allowed');
+    if (run.mode === 'keys') {
+      for (const path of ['/api/nothing-here', '/api/ping']) {
+        const stranger = await fetch(`${run.url}${path}`, { method: 'DELETE' });
+        assert.equal(stranger.headers.get('www-authenticate'), 'Bearer');
+        assert.equal(await code(stranger), 'unauthorized', `${path}: 401 before 404 or 405`);
+      }
+    }
+    assert.equal(await code(responseOf(await rawRequest(run.url, 'GARBAGE / HTTP/1.1\r\nHost: x'))), 'bad_request');
+    assert.equal(await code(responseOf(await rawRequest(run.url, `GET /api/products?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x`))), 'uri_too_long');
+    assert.equal(await code(responseOf(await rawRequest(run.url, `GET /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}`))), 'headers_too_large');
+  });
+}

@@ -1,4 +1,4 @@
--- API keys (README: API keys). The secret is never stored: `digest` is the SHA-256 of the whole key
+-- API keys (docs/security.md, API keys). The secret is never stored: `digest` is the SHA-256 of the whole key
 -- (base64url), and `id` the public id the key itself carries, which lookups go by (UNIQUE: an index).
 -- `seq` orders keys for keyset paging, newest first; with AUTOINCREMENT it is never reused.
 -- `scopes` holds scope names, lowest first, one space apart. A key is never deleted: revoking sets

@@ -1,4 +1,4 @@
-// Managing API keys from a program (README: API keys): what bin/keys.js does, on a database the
+// Managing API keys from a program (docs/security.md, API keys): what bin/keys.js does, on a database the
 // program opened, with the same rules as POST /api/keys. A service already running on the same
 // database sees a revocation made here within 2 seconds, as it sees one made by another process.
 import type { ScopeName } from './callers/scopes.ts';

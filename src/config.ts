@@ -41,7 +41,7 @@ export interface Config {
   maxConnections: number;
   shutdownTimeoutMs: number;
   trustProxy: readonly string[];
-  /** Origins whose pages may call the API from a browser (README: CORS): `*` for any, [] for none (CORS off). */
+  /** Origins whose pages may call the API from a browser (docs/security.md, Browsers): `*` for any, [] for none (CORS off). */
   corsOrigins: '*' | readonly string[];
   rateLimit: number;
   rateLimitWindowS: number;

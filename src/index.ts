@@ -12,6 +12,8 @@ export { type PostgresOpenOptions, PostgresClientMissingError, openPostgres } fr
 export type { PostgresClient as PostgresDatabase } from './postgres/client.ts';
 /** Either engine's database, as createApp and migrate take it. */
 export type { Database } from './db/engine.ts';
+/** What storage raises when it cannot do the work now (answered 503 with Retry-After); a CredentialCheck may reject with them too. */
+export { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 /** Numbered migrations: `sql/` for SQLite (synchronous), `sql/postgres/` for PostgreSQL (a promise). */
 export { DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, latestVersion, migrate, MigrationError, type MigrationResult } from './db/migrate.ts';
 /** The pino-format JSON line logger the app writes its access log with. */
@@ -31,7 +33,7 @@ export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApi
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
 /** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */
 export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
-/** The pattern of a key for secret scanners (README: API keys). */
+/** The pattern of a key for secret scanners (docs/security.md, API keys). */
 export { KEY_SCANNER_PATTERN } from './keys/format.ts';
 /** Callers: the scopes, and the seam an embedding program's own kind of credential implements (AppOptions.credentials). */
 export { Scope, type ScopeName } from './callers/scopes.ts';

@@ -110,7 +110,7 @@ async function run(db: Database, command: Runnable): Promise<number> {
     process.stderr.write(`no API key has the id ${JSON.stringify(command.id)} (the 12 characters after svc_; see node bin/keys.js list)\n`);
     return 1;
   }
-  process.stdout.write(`API key ${revoked.id} is revoked (since ${revoked.revokedAt ?? ''}); it stops working everywhere within 5 seconds\n`);
+  process.stdout.write(`API key ${revoked.id} is revoked (since ${revoked.revokedAt ?? ''}); it stops working here at once and on every other process within 2 seconds\n`);
   return 0;
 }
 

@@ -1,4 +1,5 @@
 import type { Caller } from '../callers/caller.ts';
+import { redactCredentials } from '../callers/shapes.ts';
 import type { Logger } from '../log/logger.ts';
 
 export interface RequestRecord {
@@ -27,7 +28,8 @@ export function logRequest(logger: Logger, record: RequestRecord): void {
   // Built by hand: this runs once per request and JSON.stringify of a nested object costs more.
   const json =
     `"reqId":${JSON.stringify(record.requestId)},"req":{"method":${JSON.stringify(record.method)},` +
-    `"url":${JSON.stringify(record.url)},"remoteAddress":${JSON.stringify(record.remoteAddress)}},` +
+    // A key or token a client put in the URL is a credential all the same: never written to a log.
+    `"url":${JSON.stringify(redactCredentials(record.url))},"remoteAddress":${JSON.stringify(record.remoteAddress)}},` +
     `"res":{"statusCode":${record.statusCode}},"responseTime":${responseTime}${callerJson(record.caller)}`;
   logger.writeRaw(level, 'request completed', json);
 }

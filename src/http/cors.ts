@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** The response headers a client of this contract reads, exposed to pages of allowed origins (README: CORS). */
+/** The response headers a client of this contract reads, exposed to pages of allowed origins (docs/security.md, Browsers). */
 export const EXPOSED_HEADERS: readonly string[] = [
   'ETag',
   'Location',

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { KEY_IN_TEXT } from '../callers/shapes.ts';
 
-// The shape of a key (README: API keys): `svc_`, a public id of 12 base62 characters, `_`, a secret
+// The shape of a key (docs/security.md, API keys): `svc_`, a public id of 12 base62 characters, `_`, a secret
 // of 43 base62 characters (exactly 32 random bytes: 62^43 > 2^256) and a CRC32 checksum of
 // everything before it in 6 base62 characters (62^6 > 2^32). 66 characters in all, as GitHub's
 // tokens: a readable prefix, base62, a checksum, so a key is recognisable by its shape alone.
@@ -17,7 +18,7 @@ const CHECKSUM_LENGTH = 6;
 export const KEY_LENGTH = PREFIX.length + ID_LENGTH + 1 + SECRET_LENGTH + CHECKSUM_LENGTH;
 
 /** The pattern for secret scanners (gitleaks, GitHub custom patterns): a key anywhere in a text. */
-export const KEY_SCANNER_PATTERN = /\bsvc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}\b/;
+export const KEY_SCANNER_PATTERN: RegExp = KEY_IN_TEXT;
 
 /** A key's public id, as the API and the CLI name keys (`/api/keys/{id}`). */
 export const KEY_ID_PATTERN = /^[0-9A-Za-z]{12}$/;

@@ -11,7 +11,7 @@ export type KeyLookupResult = 'found' | 'absent' | 'failed';
 /** Every lookup result, in the order the counter lists them. */
 export const KEY_LOOKUP_RESULTS: readonly KeyLookupResult[] = ['found', 'absent', 'failed'];
 
-/** What the key check is built from; the numbers default to the documented ones (README: API keys). */
+/** What the key check is built from; the numbers default to the documented ones (docs/security.md, API keys). */
 export interface KeyCheckOptions {
   /** Reads a key by its public id (the repository's findById): the only I/O of the check. */
   find(id: string): Promise<ApiKey | undefined>;

@@ -1,7 +1,7 @@
 import { nameOfScope, type ScopeName } from '../callers/scopes.ts';
 import type { ApiKey } from './model.ts';
 
-/** The ApiKey representation (README: API keys); never the digest, never the key. */
+/** The ApiKey representation (docs/security.md, API keys); never the digest, never the key. */
 export interface ApiKeyView {
   id: string;
   name: string;

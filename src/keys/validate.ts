@@ -57,7 +57,7 @@ function expiryRule(now: number): FieldRule<Expiry> {
   };
 }
 
-/** Checks a create-key body (README: POST /api/keys) as of `now`, reporting every field error at once. */
+/** Checks a create-key body (docs/api.md, API keys) as of `now`, reporting every field error at once. */
 export function validateNewApiKey(body: unknown, now: Date): Validated<NewApiKey> {
   const fields: Fields<Body> = {
     name: { rule: nameRule, required: true },

@@ -7,7 +7,7 @@ export interface ExpectedClaims {
   readonly audience: string;
 }
 
-/** The clock skew allowed on `exp` and `nbf` (at most 60 s, as the README promises). */
+/** The clock skew allowed on `exp` and `nbf` (at most 60 s, as docs/security.md promises). */
 export const CLOCK_SKEW_S = 60;
 
 /** A verified token's caller and the second from which it is refused as expired, or why its claims are refused. */

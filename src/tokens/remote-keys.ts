@@ -9,7 +9,7 @@ export interface RemoteKeysOptions {
   readonly jwksUrl: string;
   /** How long one fetch (discovery and JWKS together) may take before it counts as failed. */
   readonly timeoutMs: number;
-  /** The least time between two fetches, whatever asks for them (30 s, as the README promises). */
+  /** The least time between two fetches, whatever asks for them (30 s, as docs/security.md promises). */
   readonly cooldownMs: number;
   /** Keys older than this are fetched again in the background, so a key the issuer withdraws stops working. */
   readonly maxAgeMs: number;

@@ -21,7 +21,7 @@ export interface TokenCheckOptions {
   readonly maxKeyAgeMs?: number;
 }
 
-/** At most one JWKS fetch per 30 s (README), so a new key is found at most 30 s after the last fetch. */
+/** At most one JWKS fetch per 30 s (docs/security.md), so a new key is found at most 30 s after the last fetch. */
 export const JWKS_COOLDOWN_MS = 30_000;
 /** Held keys are fetched again after this, so a key the issuer withdraws stops working within it. */
 export const JWKS_MAX_AGE_MS = 10 * 60_000;
@@ -44,7 +44,7 @@ function remoteKeysFor(settings: JwtSettings, options: TokenCheckOptions, now: (
 }
 
 /**
- * The access-token check of SVC_AUTH=jwt (README: access tokens): a JWT access token (RFC 9068), verified in a
+ * The access-token check of SVC_AUTH=jwt (docs/security.md, Access tokens): a JWT access token (RFC 9068), verified in a
  * fixed order (shape, header, key, signature, then claims) against the issuer's JWKS. Synchronous
  * whenever the signing key is held; it waits only for a fetch of the issuer's keys.
  */

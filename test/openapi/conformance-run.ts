@@ -58,7 +58,9 @@ export class ConformanceRun {
     } else {
       this.#server = await startTestServer(this.mode === 'token' ? { ...env, SVC_API_TOKEN: TOKEN } : env);
     }
-    this.#checker = new ConformanceChecker(await (await fetch(`${this.url}/api/openapi.json`)).json());
+    const served = await fetch(`${this.url}/api/openapi.json`);
+    assert.equal(served.status, 200, `${this.mode}: the document is open`);
+    this.#checker = new ConformanceChecker(await served.json());
   }
 
   async stop(): Promise<void> {

@@ -117,5 +117,10 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
     callerTests(run);
     outsideOperationTests(run);
     everythingMetTest(run);
+    if (mode === 'jwt') {
+      test('the provider was asked for its keys once: no answer needed a refetch (the JWKS cooldown is 30 s)', () => {
+        assert.equal(run.provider.requests('/jwks'), 1);
+      });
+    }
   });
 }

@@ -4,11 +4,13 @@ import { SCOPE_NAMES, type ScopeName } from '../../src/callers/scopes.ts';
 import { bearer, guessedKey } from '../support/keys.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { type ConformanceRun, responseOf } from './conformance-run.ts';
-import { type RefusedCredential, refusedTokens, type ScopedCredentials } from './conformance-tokens.ts';
+import { postJson } from '../support/server.ts';
+import { type RefusedCredential, refusedTokens, type ScopedCredentials, tokenByTheDocument } from './conformance-tokens.ts';
 import { operationsOf, responseOf as documentedResponse } from './operations.ts';
 
-// 401 and 403 wherever the document lists them, every way a credential can be missing or bad; and
-// the answers outside any operation (unknown path, 405, what node:http cannot parse).
+// 401 and 403 wherever the document lists them, every way a credential can be missing or bad; the
+// answers outside any operation (unknown path, 405, what node:http cannot parse); and with jwt, the
+// document's directions to a token, followed against the provider the service trusts.
 type Json = Record<string, unknown>;
 
 // Where each operation is sent: an id that names nothing, so an operation let through changes nothing.
@@ -119,5 +121,21 @@ export function outsideOperationTests(run: ConformanceRun): void {
     assert.equal(await code(responseOf(await rawRequest(run.url, 'GARBAGE / HTTP/1.1\r\nHost: x'))), 'bad_request');
     assert.equal(await code(responseOf(await rawRequest(run.url, `GET /api/products?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x`))), 'uri_too_long');
     assert.equal(await code(responseOf(await rawRequest(run.url, `GET /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}`))), 'headers_too_large');
+  });
+}
+
+/** Registers the test that a client following the jwt document's directions to a token gets one the service takes. */
+export function tokenDirectionsTest(run: ConformanceRun): void {
+  test('a token got as the document directs (discovery, token endpoint, audience) is taken', async () => {
+    const token = await tokenByTheDocument(run.document, run.provider);
+    const made = await run.expectStatus('POST', '/api/workspaces', postJson(`${run.url}/api/workspaces`, { name: 'By the book' }, bearer(token)), 201);
+    await run.expectStatus('GET', '/api/workspaces/{id}', fetch(`${run.url}/api/workspaces/${String(made['id'])}`, { headers: bearer(token) }), 200);
+  });
+}
+
+/** Registers, last, the test that the run never made the service fetch the provider's keys again. */
+export function keysFetchedOnceTest(run: ConformanceRun): void {
+  test('the provider was asked for its keys once: no answer needed a refetch (the JWKS cooldown is 30 s)', () => {
+    assert.equal(run.provider.requests('/jwks'), 1);
   });
 }

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/http/errors.ts';
-import { callerTests, outsideOperationTests } from './conformance-callers.ts';
+import { callerTests, keysFetchedOnceTest, outsideOperationTests, tokenDirectionsTest } from './conformance-callers.ts';
 import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, productRuleTests, readAndCreateTests, RESOURCES } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
-import { tokenByTheDocument } from './conformance-tokens.ts';
-import { bearer } from '../support/keys.ts';
 import { halfSentRequest } from '../support/raw-http.ts';
-import { postJson } from '../support/server.ts';
 
 // Every operation and every client error of the contract, produced by a real server in each mode the
 // document describes (SVC_AUTH off, off with SVC_API_TOKEN, keys, and jwt trusting a real OpenID
@@ -107,20 +104,10 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
       keyLifecycleTests(run);
       keyClientErrorTests(run);
     }
-    if (mode === 'jwt') {
-      test('a token got as the document directs (discovery, token endpoint, audience) is taken', async () => {
-        const token = await tokenByTheDocument(run.document, run.provider);
-        const made = await run.expectStatus('POST', '/api/workspaces', postJson(`${run.url}/api/workspaces`, { name: 'By the book' }, bearer(token)), 201);
-        await run.expectStatus('GET', '/api/workspaces/{id}', fetch(`${run.url}/api/workspaces/${String(made['id'])}`, { headers: bearer(token) }), 200);
-      });
-    }
+    if (mode === 'jwt') tokenDirectionsTest(run);
     callerTests(run);
     outsideOperationTests(run);
     everythingMetTest(run);
-    if (mode === 'jwt') {
-      test('the provider was asked for its keys once: no answer needed a refetch (the JWKS cooldown is 30 s)', () => {
-        assert.equal(run.provider.requests('/jwks'), 1);
-      });
-    }
+    if (mode === 'jwt') keysFetchedOnceTest(run);
   });
 }

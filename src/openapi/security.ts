@@ -58,14 +58,23 @@ export function challengeHeader(auth: DocumentedAuth): JsonObject {
   if (auth.mode === 'off') {
     return { description: 'RFC 6750: always a bare `Bearer`, whether the token was missing or wrong.', required: true, schema: { type: 'string', const: 'Bearer' } };
   }
+  const told = auth.mode === 'keys' ? 'a holder of the whole credential (expired, revoked)' : 'the holder of a validly signed token (expired)';
   return {
     description:
       'RFC 6750: a bare `Bearer` when no credential came; `Bearer error="invalid_token", error_description="…"` when one came and is not ' +
-      'valid. Which check failed is told only to a holder of the whole credential (expired, revoked).',
+      `valid. Which check failed is told only to ${told}.`,
     required: true,
     schema: { type: 'string', pattern: '^Bearer( error="invalid_token", error_description="[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]*")?$' },
   };
 }
+
+// Why a credential is refused, as each mode can tell: a key is looked up, so it can be revoked; a token
+// is judged by itself, and the provider is never asked about it.
+const REFUSALS = {
+  keys: 'missing, malformed, unknown, expired or revoked',
+  jwt: "missing, malformed, not verified by a key of the issuer's JWKS, of another issuer or audience, expired or not yet valid",
+} as const;
+const NOT_LOOKED_UP = 'A token revoked at the provider is still taken until it expires: the service does not ask the provider about tokens.';
 
 // What each scope allows is said on each operation, from its route: nothing here can drift from the router.
 const SCOPES_TEXT = 'Scopes: `read`, `write` (includes `read`) and `admin` (includes `write`); each operation says which one it needs.';
@@ -112,9 +121,9 @@ export function credentialsParagraph(auth: DocumentedAuth): string {
   const what = auth.mode === 'keys' ? keysText() : jwtText(auth.issuer, auth.audience);
   return (
     `**Credentials**: every operation but readiness, this document and its page needs \`Authorization: Bearer <credential>\`. ${what} ` +
-    'Without a valid one (missing, malformed, unknown, expired or revoked) the answer is 401 `unauthorized` with `WWW-Authenticate`, ' +
+    `Without a valid one (${REFUSALS[auth.mode]}) the answer is 401 \`unauthorized\` with \`WWW-Authenticate\`, ` +
     'before anything about the path is told: an unknown path or a method the path does not serve is 401 too. A valid one without ' +
     'the scope an operation needs is 403 `forbidden` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`. ' +
-    'A refused request changes nothing.'
+    `A refused request changes nothing.${auth.mode === 'jwt' ? ` ${NOT_LOOKED_UP}` : ''}`
   );
 }

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/http/errors.ts';
-import { callerTests, outsideOperationTests } from './conformance-callers.ts';
+import { callerTests, keysFetchedOnceTest, outsideOperationTests, tokenDirectionsTest } from './conformance-callers.ts';
 import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, productRuleTests, readAndCreateTests, RESOURCES } from './conformance-resources.ts';
-import { type ConformanceMode, ConformanceRun, responseOf, TOKEN } from './conformance-run.ts';
+import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
 import { halfSentRequest } from '../support/raw-http.ts';
 
 // Every operation and every client error of the contract, produced by a real server in each mode the
-// document describes (SVC_AUTH off, off with SVC_API_TOKEN, keys) and checked (status, media type, body
-// and documented headers) against the document that server serves. The PostgreSQL pass runs it too.
+// document describes (SVC_AUTH off, off with SVC_API_TOKEN, keys, and jwt trusting a real OpenID
+// Connect provider) and checked (status, media type, body and documented headers) against the
+// document that server serves. The PostgreSQL pass runs it too.
 type Json = Record<string, unknown>;
 
 // Met in server-states.test.ts (429, 500, 503), or (408) the same answer as 400 from node:http's parser.
@@ -30,7 +31,7 @@ function requestMade(operation: { responses: Json }): { statuses: string[]; code
 
 // Sends a keyed create whose body is only half written, so its key stays claimed until `finish`.
 function halfSentCreate(run: ConformanceRun, path: string, key: string, body: string): ReturnType<typeof halfSentRequest> {
-  const auth = run.mode === 'off' ? '' : `Authorization: Bearer ${run.mode === 'token' ? TOKEN : run.keys.admin.key}\r\n`;
+  const auth = Object.entries(run.auth('POST')).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${auth}Idempotency-Key: ${key}\r\nContent-Length: ${body.length}\r\nConnection: close`;
   return halfSentRequest(run.url, head, body);
 }
@@ -65,7 +66,7 @@ function everythingMetTest(run: ConformanceRun): void {
         for (const code of codes) assert.ok(run.checker.seenOperationCodes.has(`${at} ${code}`), `${run.mode}: ${at} ${code} was met`);
       }
     }
-    const callers: readonly string[] = { off: [], token: ['unauthorized'], keys: ['unauthorized', 'forbidden'] }[run.mode];
+    const callers: readonly string[] = { off: [], token: ['unauthorized'], keys: ['unauthorized', 'forbidden'], jwt: ['unauthorized', 'forbidden'] }[run.mode];
     const expected = Object.keys(ERRORS).filter((code) => !SERVER_SIDE.has(code) && (!['unauthorized', 'forbidden'].includes(code) || callers.includes(code)));
     assert.deepEqual([...run.checker.seenCodes].sort(), expected.sort());
     const schemas = (run.document['components'] as Json)['schemas'] as Record<string, { properties: Record<string, { enum: string[] }> }>;
@@ -74,8 +75,15 @@ function everythingMetTest(run: ConformanceRun): void {
   });
 }
 
-for (const mode of ['off', 'token', 'keys'] as const satisfies readonly ConformanceMode[]) {
-  describe(`SVC_AUTH ${mode === 'keys' ? 'keys' : `off${mode === 'token' ? ', SVC_API_TOKEN set' : ''}`}`, () => {
+const TITLES: Readonly<Record<ConformanceMode, string>> = {
+  off: 'SVC_AUTH off',
+  token: 'SVC_AUTH off, SVC_API_TOKEN set',
+  keys: 'SVC_AUTH keys',
+  jwt: 'SVC_AUTH jwt, tokens of a real OpenID Connect provider',
+};
+
+for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly ConformanceMode[]) {
+  describe(TITLES[mode], () => {
     const run = new ConformanceRun(mode);
     before(() => run.start());
     after(() => run.stop());
@@ -96,8 +104,10 @@ for (const mode of ['off', 'token', 'keys'] as const satisfies readonly Conforma
       keyLifecycleTests(run);
       keyClientErrorTests(run);
     }
+    if (mode === 'jwt') tokenDirectionsTest(run);
     callerTests(run);
     outsideOperationTests(run);
     everythingMetTest(run);
+    if (mode === 'jwt') keysFetchedOnceTest(run);
   });
 }

@@ -96,6 +96,21 @@ test('the jwt document: a JWT bearer scheme naming the issuer, the audience and 
   assert.equal(responseOf(operationsOf(documentOf('keys')).find((op) => op.key === 'GET /api/products')?.operation ?? {}, 403), undefined);
 });
 
+test('a key can be revoked, a token cannot: each document names the refusals its mode has', () => {
+  const said = (mode: Mode): { info: string; challenge: string } => {
+    const document = documentOf(mode);
+    const headers = (document['components'] as Record<string, Record<string, Json>>)['headers'] ?? {};
+    return { info: String((document['info'] as Json)['description']), challenge: String(headers['WwwAuthenticate']?.['description']) };
+  };
+  const keys = said('keys');
+  const jwt = said('jwt');
+  assert.match(keys.info, /\(missing, malformed, unknown, expired or revoked\) the answer is 401/);
+  assert.match(keys.challenge, /\(expired, revoked\)\.$/);
+  assert.match(jwt.info, /of another issuer or audience, expired or not yet valid\) the answer is 401/);
+  assert.match(jwt.info, /A token revoked at the provider is still taken until it expires/);
+  assert.doesNotMatch(jwt.challenge, /revoked/);
+});
+
 test('a route documents itself: its access, whatever it is, is the scope the document states', () => {
   const env = MODES.keys;
   const routes = routesFor(env).map((route) => (route.method === 'GET' && route.pattern === '/api/workspaces' ? { ...route, access: Scope.admin } : route));

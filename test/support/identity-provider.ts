@@ -18,8 +18,11 @@ export interface IdentityProvider {
   readonly signingKey: TestKey;
   /** How many requests it has answered for `path` (e.g. `/jwks`). */
   requests(path: string): number;
-  /** An access token for the API by the client-credentials grant (RFC 6749 §4.4, RFC 8707's `resource`). */
-  token(client: ClientId, scope: string): Promise<string>;
+  /**
+   * An access token by the client-credentials grant (RFC 6749 §4.4), for the resource (RFC 8707) and
+   * `aud` `resource`: the API's unless another is named.
+   */
+  token(client: ClientId, scope: string, resource?: string): Promise<string>;
   /** A token signed with its current key, with any header and claims: for the attack cases only. */
   sign(claims: Record<string, unknown>, header?: Record<string, unknown>): string;
   /** Starts signing with a new key of `alg`, published beside the old ones (a provider's key rotation). */
@@ -50,11 +53,12 @@ class MapAdapter {
   async revokeByGrantId(): Promise<void> {}
 }
 
-async function clientCredentialsToken(issuer: string, client: ClientId, scope: string): Promise<string> {
-  const response = await fetch(`${issuer}/token`, {
+/** An access token from the token endpoint `tokenEndpoint` of the test provider, by the client-credentials grant. */
+export async function clientCredentialsToken(tokenEndpoint: string, client: ClientId, scope: string, resource: string): Promise<string> {
+  const response = await fetch(tokenEndpoint, {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${client}:${CLIENT_SECRET}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource: API_AUDIENCE }),
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
   });
   const body = (await response.json()) as { access_token?: string };
   if (response.status !== 200 || body.access_token === undefined) throw new Error(`the provider refused a token: ${response.status} ${JSON.stringify(body)}`);
@@ -76,7 +80,8 @@ function providerFor(issuer: string, keys: readonly TestKey[]): Provider {
         enabled: true,
         defaultResource: () => API_AUDIENCE,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: SCOPES, audience: API_AUDIENCE, accessTokenFormat: 'jwt', jwt: { sign: { alg: signing.alg, kid: signing.kid } } }),
+        // Every resource asked for is a resource server of its own, its URL the audience of its tokens.
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({ scope: SCOPES, audience: resource, accessTokenFormat: 'jwt', jwt: { sign: { alg: signing.alg, kid: signing.kid } } }),
       },
     },
   });
@@ -96,7 +101,7 @@ export async function startIdentityProvider(alg: SigningAlgorithm = 'RS256'): Pr
       return keys[0] as TestKey;
     },
     requests: server.requests,
-    token: (client, scope) => clientCredentialsToken(issuer, client, scope),
+    token: (client, scope, resource = API_AUDIENCE) => clientCredentialsToken(`${issuer}/token`, client, scope, resource),
     sign(claims, header = {}) {
       const key = keys[0] as TestKey;
       return signJws({ alg: key.alg, typ: 'at+jwt', kid: key.kid, ...header }, claims, key.privateKey);

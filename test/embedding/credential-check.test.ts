@@ -6,14 +6,19 @@ import { createApp } from '../../src/app.ts';
 import { type CredentialCheck, type Identified, refused } from '../../src/callers/caller.ts';
 import { Scope } from '../../src/callers/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
+import { StorageBusyError, StorageUnavailableError } from '../../src/db/errors.ts';
 import { closeDatabase } from '../../src/db/engine.ts';
 import { capturingLogger } from '../support/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
 // An embedding program's own kind of credential: `reader-…` may read, `writer-…` may write, nothing else passes.
 const check: CredentialCheck = {
-  identify(credential): Identified {
+  identify(credential): Identified | Promise<Identified> {
     const [role, name] = credential.split('-');
+    // A check whose own storage cannot answer: a 503 to retry, not a 401 that would send the caller away.
+    if (role === 'unreachable') return Promise.reject(new StorageUnavailableError('the credential store does not answer'));
+    if (role === 'busy') return Promise.reject(new StorageBusyError('the credential store is busy'));
+    if (role === 'broken') return Promise.reject(new Error('a bug in the check'));
     if (role === 'reader' && name !== undefined) return { ok: true, caller: { kind: 'key', id: name, scopes: [Scope.read] } };
     if (role === 'writer' && name !== undefined) return { ok: true, caller: { kind: 'key', id: name, scopes: [Scope.write] } };
     return refused('unknown');
@@ -109,6 +114,22 @@ describe('createApp with SVC_AUTH=keys and an embedding program\'s own credentia
     const replay = await create('writer-w1', 'one');
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(replay.headers.get('location'), first.headers.get('location'));
+  });
+
+  test('a check that rejects with a storage error is 503 with Retry-After; any other rejection is a 500 that says nothing', async () => {
+    const cases = [
+      ['unreachable-x', 503, '2', 'unavailable'],
+      ['busy-x', 503, '1', 'unavailable'],
+      ['broken-x', 500, null, 'internal_error'],
+    ] as const;
+    for (const [credential, status, retryAfter, code] of cases) {
+      const response = await fetch(`${url}/api/products`, { headers: as(credential) });
+      assert.equal(response.status, status, credential);
+      assert.equal(response.headers.get('retry-after'), retryAfter, credential);
+      const problem = (await response.json()) as { code: string; detail: string };
+      assert.equal(problem.code, code);
+      assert.doesNotMatch(problem.detail, /credential store|bug/);
+    }
   });
 
   test('the access log names the caller, never the credential', async () => {

@@ -75,6 +75,21 @@ describe('the issuer keys: fetched on demand, again for an unknown kid at most o
     assert.equal(reason(await check.identify(tokenOf(first, first.kid, 'third-user'))), 'ok');
   });
 
+  test('a failed fetch starts the cooldown too: no fetch again for an unknown kid until 30 s after it', async () => {
+    server.serve('/jwks', 'down for maintenance', 503);
+    const before = jwks();
+    assert.equal(reason(await check.identify(tokenOf(first))), 'unverifiable');
+    assert.equal(jwks(), before + 1);
+    server.serve('/jwks', { keys: [first.publicJwk] });
+    clock += COOLDOWN_MS - 1;
+    const during = await Promise.all(Array.from({ length: 50 }, (_, i) => check.identify(tokenOf(first, first.kid, `u-${i}`))));
+    assert.deepEqual(new Set(during.map(reason)), new Set(['unverifiable']));
+    assert.equal(jwks(), before + 1, 'no fetch within the cooldown of a failed one');
+    clock += 1;
+    assert.equal(reason(await check.identify(tokenOf(first))), 'ok');
+    assert.equal(jwks(), before + 2);
+  });
+
   test('held keys are fetched again after 10 minutes, in the background, and a withdrawn key stops working', async () => {
     const token = tokenOf(first);
     assert.equal(reason(await check.identify(token)), 'ok');

@@ -11,6 +11,7 @@ import { prepareMigratedTemplate } from '../test/support/postgres-template.ts';
 const FILES = [
   'test/http/*.test.ts',
   'test/embedding/*.test.ts',
+  'test/cli/keys.test.ts',
   'test/openapi/conformance.test.ts',
   'test/openapi/server-states.test.ts',
   'test/ops/concurrent-changes.test.ts',

@@ -8,6 +8,20 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const DURABILITIES = ['full', 'normal'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
+/** Who may call (docs/security.md): anyone (`off`), holders of API keys, or of access tokens. */
+export const AUTH_MODES = ['off', 'keys', 'jwt'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/** Where access tokens come from, for SVC_AUTH=jwt (empty strings otherwise). */
+export interface JwtSettings {
+  /** The `iss` a token must carry, exactly. */
+  issuer: string;
+  /** The `aud` a token must carry (one of its audiences). */
+  audience: string;
+  /** The issuer's JWKS; '' to find it in the issuer's OpenID discovery document. */
+  jwksUrl: string;
+}
+
 /** Every setting of the service, parsed and validated (docs/configuration.md). */
 export interface Config {
   port: number;
@@ -27,9 +41,13 @@ export interface Config {
   maxConnections: number;
   shutdownTimeoutMs: number;
   trustProxy: readonly string[];
+  /** Origins whose pages may call the API from a browser (docs/security.md, Browsers): `*` for any, [] for none (CORS off). */
+  corsOrigins: '*' | readonly string[];
   rateLimit: number;
   rateLimitWindowS: number;
   apiToken: string;
+  auth: AuthMode;
+  jwt: JwtSettings;
   /** The metrics listener's port (0: any free port), or null when metrics are off. */
   metricsPort: number | null;
   metricsHost: string;
@@ -138,6 +156,43 @@ function trustProxy(env: Env): string[] {
   });
 }
 
+// Why one entry of SVC_CORS_ORIGINS is not an origin, or null when it is one.
+function originProblem(entry: string): string | null {
+  if (entry === '') return 'an entry is empty';
+  if (entry === '*') return '* is beside other origins';
+  if (entry.includes('*')) return `${entry} has a wildcard: list each origin`;
+  if (entry.toLowerCase() === 'null') return 'null is the origin of sandboxed and file: pages, which anyone can make';
+  if (/[\s?#]/.test(entry)) return `${entry} has white space, a query or a fragment`;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return `${entry} is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${entry} is not http: or https:`;
+  if (url.username !== '' || url.password !== '') return `${entry} has user info`;
+  // A lone trailing slash is how an address bar writes an origin; any other path is not an origin.
+  if (url.pathname !== '/' || /^[a-z]+:\/\/[^/]*\/./i.test(entry)) return `${entry} has a path`;
+  return null;
+}
+
+// RFC 6454 §6.2: an origin is compared as its ASCII serialization, which the URL parser makes
+// (scheme and host in lower case, an IDN host in punycode, no default port, no path), as browsers
+// send it in `Origin`.
+function corsOrigins(env: Env): '*' | readonly string[] {
+  const raw = env['SVC_CORS_ORIGINS'] ?? '';
+  if (raw.trim() === '') return [];
+  if (raw.trim() === '*') return '*';
+  const origins = new Set<string>();
+  for (const part of raw.split(',')) {
+    const entry = part.trim();
+    const problem = originProblem(entry);
+    if (problem !== null) fail('SVC_CORS_ORIGINS', raw, `comma-separated origins such as https://app.example.com (scheme://host[:port]), or * alone (${problem})`);
+    origins.add(new URL(entry).origin);
+  }
+  return [...origins];
+}
+
 function text(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
@@ -150,6 +205,44 @@ function apiToken(env: Env): string {
     fail('SVC_API_TOKEN', '<redacted>', '16..512 visible ASCII characters, or empty to turn tokens off');
   }
   return raw;
+}
+
+// http: only for a host that never leaves this machine (a local provider, tests); the token's keys
+// must not travel where anyone on the path could replace them.
+function providerUrl(env: Env, name: string, required: boolean): string {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') {
+    if (required) fail(name, raw, 'an https:// URL (http:// only for a loopback host), required with SVC_AUTH=jwt');
+    return '';
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(name, raw, 'an https:// URL (http:// only for a loopback host)');
+  }
+  if (!isProviderUrl(url)) fail(name, raw, 'an https:// URL (http:// only for 127.0.0.1, [::1] or localhost)');
+  return raw;
+}
+
+/** Whether an identity provider's keys may be fetched from `url`: https, or http on a loopback host. */
+export function isProviderUrl(url: URL): boolean {
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname.toLowerCase());
+  return url.protocol === 'https:' || (url.protocol === 'http:' && loopback);
+}
+
+function jwtSettings(env: Env, auth: AuthMode): JwtSettings {
+  const audience = (env['SVC_JWT_AUDIENCE'] ?? '').trim();
+  if (auth === 'jwt' && audience === '') fail('SVC_JWT_AUDIENCE', audience, 'the audience tokens are issued for, required with SVC_AUTH=jwt');
+  return { issuer: providerUrl(env, 'SVC_JWT_ISSUER', auth === 'jwt'), audience, jwksUrl: providerUrl(env, 'SVC_JWT_JWKS_URL', false) };
+}
+
+// API keys and access tokens replace the one shared token; both at once would leave a back door.
+function checkAuth(config: Config): Config {
+  if (config.auth !== 'off' && config.apiToken !== '') {
+    throw new ConfigError(`invalid SVC_AUTH=${JSON.stringify(config.auth)}: expected off while SVC_API_TOKEN is set (unset SVC_API_TOKEN to use ${config.auth})`);
+  }
+  return config;
 }
 
 // node:http refuses a headers timeout longer than the request timeout; say so in our own words.
@@ -165,6 +258,7 @@ function checkTimeouts(config: Config): Config {
 
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
+  const auth = oneOf(env, 'SVC_AUTH', 'off', AUTH_MODES);
   const config = checkTimeouts({
     port: integer(env, 'SVC_PORT', 3000, 0, 65535),
     host: host(env, 'SVC_HOST'),
@@ -181,11 +275,14 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: integer(env, 'SVC_MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     shutdownTimeoutMs: integer(env, 'SVC_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: trustProxy(env),
+    corsOrigins: corsOrigins(env),
     rateLimit: integer(env, 'SVC_RATE_LIMIT', 0, 0, 1_000_000_000),
     rateLimitWindowS: integer(env, 'SVC_RATE_LIMIT_WINDOW_S', 60, 1, 86_400),
     apiToken: apiToken(env),
+    auth,
+    jwt: jwtSettings(env, auth),
     metricsPort: metricsPort(env),
     metricsHost: host(env, 'SVC_METRICS_HOST'),
   });
-  return checkMetricsPort(config);
+  return checkAuth(checkMetricsPort(config));
 }

@@ -4,7 +4,7 @@
 /** The request listener for any `node:http` server, and its options. */
 export { type App, type AppOptions, createApp } from './app.ts';
 /** Settings from SVC_* variables, validated; ConfigError names the first bad one. */
-export { type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
+export { type AuthMode, type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
 /** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
 export { DatabaseMissingError, openDatabase, type OpenOptions, schemaVersion } from './sqlite/database.ts';
 /** PostgreSQL instead (an optional peer dependency, `pg`): a pool on a `postgres://` URL, for createApp and migrate. */
@@ -12,6 +12,8 @@ export { type PostgresOpenOptions, PostgresClientMissingError, openPostgres } fr
 export type { PostgresClient as PostgresDatabase } from './postgres/client.ts';
 /** Either engine's database, as createApp and migrate take it. */
 export type { Database } from './db/engine.ts';
+/** What storage raises when it cannot do the work now (answered 503 with Retry-After); a CredentialCheck may reject with them too. */
+export { StorageBusyError, StorageUnavailableError } from './db/errors.ts';
 /** Numbered migrations: `sql/` for SQLite (synchronous), `sql/postgres/` for PostgreSQL (a promise). */
 export { DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, latestVersion, migrate, MigrationError, type MigrationResult } from './db/migrate.ts';
 /** The pino-format JSON line logger the app writes its access log with. */
@@ -25,7 +27,14 @@ export { METRICS_CONTENT_TYPE } from './metrics/exposition.ts';
 export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 /** A family read at scrape time (e.g. a connection pool's state), added with `metrics.registry.register(…)`. */
 export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
-/** The OpenAPI 3.1 document the app serves, for merging into a host's own document. */
-export { buildOpenApiDocument, type OpenApiOptions } from './openapi/document.ts';
+/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes))`. */
+export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './openapi/document.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
+/** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */
+export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+/** The pattern of a key for secret scanners (docs/security.md, API keys). */
+export { KEY_SCANNER_PATTERN } from './keys/format.ts';
+/** Callers: the scopes, and the seam an embedding program's own kind of credential implements (AppOptions.credentials). */
+export { Scope, type ScopeName } from './callers/scopes.ts';
+export { type Caller, type CredentialCheck, type Identified, NOT_VALID, type Refusal, type RefusalReason, refused } from './callers/caller.ts';

@@ -12,8 +12,9 @@ export async function main(env: Env): Promise<void> {
   const config = configOrExit(env);
   const logger = createLogger(config.logLevel);
   // Workers are forked by a primary that already warned and will log the URL once for all of them.
-  if (cluster.isPrimary && config.apiToken === '' && !isLoopbackHost(config.host)) {
-    logger.warn('listening beyond loopback without SVC_API_TOKEN: anyone who can reach the port can create resources', { host: config.host });
+  // With SVC_AUTH on every request needs a credential, so only the open mode is worth the warning.
+  if (cluster.isPrimary && config.auth === 'off' && config.apiToken === '' && !isLoopbackHost(config.host)) {
+    logger.warn('listening beyond loopback without SVC_AUTH or SVC_API_TOKEN: anyone who can reach the port can create resources', { host: config.host });
   }
   let running;
   try {

@@ -1,4 +1,5 @@
 import type { IdempotencyRepository } from '../idempotency/repository.ts';
+import type { ApiKeyRepository } from '../keys/repository.ts';
 import type { ProductRepository } from '../products/repository.ts';
 import type { ReadinessRepository } from '../readiness/repository.ts';
 import type { WorkspaceRepository } from '../workspaces/repository.ts';
@@ -8,6 +9,7 @@ export interface Repositories {
   readonly products: ProductRepository;
   readonly workspaces: WorkspaceRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly keys: ApiKeyRepository;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface Storage {
   readonly products: ProductRepository;
   readonly workspaces: WorkspaceRepository;
   readonly readiness: ReadinessRepository;
+  readonly keys: ApiKeyRepository;
   /**
    * Runs `work` in a transaction and resolves with its result once the COMMIT is acknowledged;
    * if `work` rejects, nothing it wrote remains and the rejection is passed on. Engines may run

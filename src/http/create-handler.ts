@@ -41,7 +41,8 @@ export function createHandler<I>(deps: WriteDeps, spec: CreateSpec<I>): Handler 
       // One INSERT commits by itself: no transaction to open (PostgreSQL saves two round trips).
       return deps.storage.singleWrite((tx) => spec.execute(tx, input));
     }
-    const scope = `${ctx.method} ${ctx.path}`;
+    // A key belongs to its caller (docs/api.md, Idempotent creates): the same key from two callers names two requests.
+    const scope = ctx.caller === null ? `${ctx.method} ${ctx.path}` : `${ctx.caller.kind}:${ctx.caller.id} ${ctx.method} ${ctx.path}`;
     // Claimed before the body is read: a retry sent while the first is still arriving gets 409.
     const release = deps.idempotency.claim(scope, key);
     try {

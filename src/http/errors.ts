@@ -14,6 +14,7 @@ export const ERRORS = {
   headers_too_large: { status: 431, detail: 'The request headers are too large.' },
   uri_too_long: { status: 414, detail: 'The request target is too long.' },
   unauthorized: { status: 401, detail: 'This request needs a valid bearer token.' },
+  forbidden: { status: 403, detail: 'The credential is valid but lacks the scope this operation needs.' },
   not_found: { status: 404, detail: 'No resource exists at this path.' },
   method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },
   idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },

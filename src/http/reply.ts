@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Caller } from '../callers/caller.ts';
 import type { Params } from './router.ts';
 
 /** What a handler sees of a request. */
@@ -9,6 +10,8 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   readonly params: Params;
   readonly requestId: string;
+  /** Who calls, when SVC_AUTH is on and the route is not open; null otherwise. */
+  readonly caller: Caller | null;
 }
 
 /** What a handler answers: a status, a JSON value (or JSON text already made) and extra headers. */
@@ -18,6 +21,8 @@ export interface Reply {
   body?: unknown;
   /** JSON text sent as it is; a stored idempotent response uses it. */
   json?: string;
+  /** An HTML page sent as it is (the API's own page), with its own `content-security-policy` in `headers`. */
+  html?: string;
   headers?: Readonly<Record<string, string>>;
 }
 

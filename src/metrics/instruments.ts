@@ -84,3 +84,30 @@ export class Counter implements Collector {
     return { type: 'counter', name: this.name, help: this.#help, merge: 'sum', series: [{ labels: '', value: this.#value }] };
   }
 }
+
+/** A counter with one label whose values are fixed up front (each reported from 0), so no request can add a series. */
+export class EnumCounter<V extends string> implements Collector {
+  readonly name: string;
+  readonly #help: string;
+  readonly #label: string;
+  readonly #counts: Map<V, number>;
+
+  constructor(name: string, help: string, label: string, values: readonly V[]) {
+    this.name = name;
+    this.#help = help;
+    this.#label = label;
+    this.#counts = new Map(values.map((value) => [value, 0]));
+  }
+
+  /** Counts one of `value`; a value outside the fixed set is a programming error. */
+  inc(value: V): void {
+    const count = this.#counts.get(value);
+    if (count === undefined) throw new Error(`${this.name}: ${value} is not one of its ${this.#label} values`);
+    this.#counts.set(value, count + 1);
+  }
+
+  snapshot(): FamilySnapshot {
+    const series = [...this.#counts].map(([value, count]) => ({ labels: `${this.#label}="${value}"`, value: count }));
+    return { type: 'counter', name: this.name, help: this.#help, merge: 'sum', series };
+  }
+}

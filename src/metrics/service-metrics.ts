@@ -1,6 +1,8 @@
 import { eventLoopLag } from './event-loop.ts';
 import { HttpMetrics } from './http-metrics.ts';
-import { Counter, Histogram } from './instruments.ts';
+import { REFUSAL_REASONS, type RefusalReason } from '../callers/caller.ts';
+import { KEY_LOOKUP_RESULTS, type KeyLookupResult } from '../keys/key-check.ts';
+import { Counter, EnumCounter, Histogram } from './instruments.ts';
 import { processCollectors } from './process-metrics.ts';
 import { Registry } from './registry.ts';
 
@@ -33,6 +35,10 @@ export interface ServiceMetrics extends ProcessRegistry {
   readonly commitBatchSize: Histogram;
   readonly idempotentReplays: Counter;
   readonly rateLimited: Counter;
+  /** Requests refused for their credentials (401) or scope (403), by a fixed set of reasons; never by key. */
+  readonly callersRefused: EnumCounter<RefusalReason>;
+  /** Database reads of API keys by the key check (SVC_AUTH=keys), by result: what a flood of random keys costs. */
+  readonly apiKeyLookups: EnumCounter<KeyLookupResult>;
   /** The current figures in the Prometheus text format 0.0.4 (serve with METRICS_CONTENT_TYPE). */
   text(): string;
 }
@@ -50,6 +56,12 @@ export function createServiceMetrics(): ServiceMetrics {
   );
   const idempotentReplays = registry.register(new Counter('idempotent_replays_total', 'POSTs answered with a stored response (Idempotent-Replayed: true).'));
   const rateLimited = registry.register(new Counter('rate_limited_total', 'Requests refused with 429 rate_limited.'));
+  const callersRefused = registry.register(
+    new EnumCounter('callers_refused_total', 'Requests refused for their credentials (401) or their scope (403), by reason.', 'reason', REFUSAL_REASONS),
+  );
+  const apiKeyLookups = registry.register(
+    new EnumCounter('api_key_lookups_total', 'Database reads of API keys by the key check, by result (found, absent, failed).', 'result', KEY_LOOKUP_RESULTS),
+  );
   const close = addProcessFamilies(registry);
-  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, text: () => registry.text() };
+  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, text: () => registry.text() };
 }

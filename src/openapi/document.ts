@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { Config } from '../config.ts';
 import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
 import { headerComponents, parameterComponents } from './headers.ts';
+import { keySchemas } from './key-schemas.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
 import { ERROR_SCOPES, type ErrorScope, exampleProblem, type OperationKind } from './problems.ts';
 import { type JsonObject, schemaComponents } from './schemas.ts';
+import { credentialsParagraph, securitySchemes } from './security.ts';
 
-export type { OpenApiOptions } from './operations.ts';
+export { type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './options.ts';
 
 // The same relative path from src/openapi and dist/openapi.
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -25,7 +26,11 @@ const KIND_TEXT: Readonly<Record<OperationKind, string>> = {
   change: 'changes',
   remove: 'deletes',
 };
-const WHEN_TEXT = { token: 'when a token is configured', rate_limit: 'when rate limiting is on' } as const;
+const WHEN_TEXT = {
+  rate_limit: 'when rate limiting is on',
+  credential: 'where a credential is checked: POST, PATCH and DELETE when SVC_API_TOKEN is set; with SVC_AUTH keys or jwt, every operation but the open ones',
+  scope: 'with SVC_AUTH keys or jwt, where the credential lacks the scope the operation needs',
+} as const;
 
 function kindsText(on: readonly OperationKind[]): string {
   const missing = (Object.keys(KIND_TEXT) as OperationKind[]).filter((kind) => !on.includes(kind));
@@ -37,7 +42,8 @@ function kindsText(on: readonly OperationKind[]): string {
 
 function whereText(scope: ErrorScope): string {
   if (scope.on === 'any_request') return 'any request, before routing';
-  const where = scope.resource === undefined ? kindsText(scope.on) : `${kindsText(scope.on)} of ${scope.resource}`;
+  if (scope.when === 'credential' || scope.when === 'scope') return WHEN_TEXT[scope.when];
+  const where = scope.resources === undefined ? kindsText(scope.on) : `${kindsText(scope.on)} of ${scope.resources.join(' and ')}`;
   return scope.when === undefined ? where : `${where}, ${WHEN_TEXT[scope.when]}`;
 }
 
@@ -50,10 +56,12 @@ function errorCatalogue(): string {
   return ['| status | code | where | detail |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-function description(): string {
-  const notAllowed = JSON.stringify(exampleProblem('method_not_allowed', '/api/ping'));
+function description(options: OpenApiOptions): string {
+  const notAllowed = JSON.stringify(exampleProblem('method_not_allowed', { instance: '/api/ping' }));
   return [
     'A JSON API for products and workspaces on node:http and node:sqlite. Bodies are JSON, UTF-8; integer enums are integers on the wire.',
+    '',
+    credentialsParagraph(options.auth),
     '',
     '**HEAD** is answered for every GET operation below, with the same status and headers and no body; it is not listed separately.',
     '',
@@ -82,14 +90,30 @@ function description(): string {
   ].join('\n');
 }
 
+/** Whether the keys endpoints are served (SVC_AUTH=keys), and so documented with what they need. */
+function servesKeys(options: OpenApiOptions): boolean {
+  return options.routes.some((route) => route.pattern === '/api/keys' || route.pattern.startsWith('/api/keys/'));
+}
+
 function components(options: OpenApiOptions): JsonObject {
-  const parts: JsonObject = { schemas: schemaComponents(), parameters: parameterComponents(), headers: headerComponents(options) };
-  if (options.bearerAuth) {
-    parts['securitySchemes'] = {
-      bearerAuth: { type: 'http', scheme: 'bearer', description: 'The value of SVC_API_TOKEN; required on every POST, PATCH and DELETE when it is set.' },
-    };
-  }
+  const keys = servesKeys(options);
+  const parts: JsonObject = {
+    schemas: { ...schemaComponents(keys), ...(keys ? keySchemas() : {}) },
+    parameters: parameterComponents(keys),
+    headers: headerComponents(options, keys),
+  };
+  const schemes = securitySchemes(options.auth);
+  if (schemes !== undefined) parts['securitySchemes'] = schemes;
   return parts;
+}
+
+function tags(options: OpenApiOptions): JsonObject[] {
+  return [
+    { name: 'products', description: 'Products: name, price in cents and status.' },
+    { name: 'workspaces', description: 'Workspaces: a name.' },
+    ...(servesKeys(options) ? [{ name: 'keys', description: 'API keys: who may call, and with which scopes.' }] : []),
+    { name: 'operations', description: 'Readiness and this document.' },
+  ];
 }
 
 /** The OpenAPI 3.1 document of the service as configured by `options`. */
@@ -100,22 +124,13 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
       title: PACKAGE.name,
       version: PACKAGE.version,
       summary: 'Products, workspaces and readiness over JSON.',
-      description: description(),
+      description: description(options),
       license: { name: PACKAGE.license, identifier: PACKAGE.license },
     },
     // Relative: the paths resolve against wherever the document was fetched from.
     servers: [{ url: '/', description: 'The service that served this document.' }],
-    tags: [
-      { name: 'products', description: 'Products: name, price in cents and status.' },
-      { name: 'workspaces', description: 'Workspaces: a name.' },
-      { name: 'operations', description: 'Readiness and this document.' },
-    ],
+    tags: tags(options),
     paths: pathItems(options),
     components: components(options),
   };
-}
-
-/** The options that shape the document of a service running with `config`. */
-export function openApiOptionsFor(config: Pick<Config, 'apiToken' | 'rateLimit'>): OpenApiOptions {
-  return { bearerAuth: config.apiToken !== '', rateLimited: config.rateLimit > 0 };
 }

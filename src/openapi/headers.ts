@@ -1,7 +1,10 @@
 import { SECURITY_HEADERS } from '../http/security-headers.ts';
 import { PRODUCT_STATUSES } from '../products/model.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/paging.ts';
+import { KEY_ID_SCHEMA } from './key-schemas.ts';
+import type { OpenApiOptions } from './options.ts';
 import { type JsonObject, ref } from './schemas.ts';
+import { challengeHeader } from './security.ts';
 
 // `content-security-policy` → `ContentSecurityPolicy`, a component name Redocly accepts.
 function componentName(header: string): string {
@@ -23,14 +26,15 @@ function header(description: string, schema: JsonObject, required = true): JsonO
   return { description, required, schema };
 }
 
-/** `components.headers`: every response header the service documents, as configured. */
-export function headerComponents(options: { bearerAuth: boolean; rateLimited: boolean }): JsonObject {
+/** `components.headers`: every response header the service documents, as configured; `keys`: the keys endpoints are served. */
+export function headerComponents(options: Pick<OpenApiOptions, 'auth' | 'rateLimited'>, keys: boolean): JsonObject {
   const headers: JsonObject = {
     XRequestId: header('The client\'s X-Request-Id when it is 1..128 of [A-Za-z0-9._:-], else a new UUID.', {
       type: 'string',
       pattern: REQUEST_ID_PATTERN,
     }),
     Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z]+/[1-9][0-9]*$' }),
+    ...(keys ? { KeyLocation: header('The path of the key just made.', { type: 'string', format: 'uri-reference', pattern: '^/api/keys/[0-9A-Za-z]{12}$' }) } : {}),
     Link: header(
       'RFC 8288 link to the next page, with the same `limit` and filter (`status`); absent on the last page. The cursor in it is opaque.',
       { type: 'string', pattern: `^</api/[a-z]+\\?limit=[1-9][0-9]*(&status=[${PRODUCT_STATUSES.join('')}])?&cursor=[A-Za-z0-9_-]+>; rel="next"$` },
@@ -48,7 +52,7 @@ export function headerComponents(options: { bearerAuth: boolean; rateLimited: bo
   };
   // On every 429, and on a 503 when another process held the database's write lock too long.
   headers['RetryAfter'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, false);
-  if (options.bearerAuth) headers['WwwAuthenticate'] = header('The authentication scheme to use.', { type: 'string', pattern: '^Bearer' });
+  if (options.auth.mode !== 'off' || options.auth.token) headers['WwwAuthenticate'] = challengeHeader(options.auth);
   if (options.rateLimited) {
     // Sent on every response counted against the limit, so not on a 503 answered while shutting down.
     const counted = 'IETF httpapi RateLimit header fields draft; on every response counted against the limit.';
@@ -74,8 +78,8 @@ export function everyResponseHeaders(): JsonObject {
   return headers;
 }
 
-/** `components.parameters`: paging, path ids and the request headers the service reads. */
-export function parameterComponents(): JsonObject {
+/** `components.parameters`: paging, path ids and the request headers the service reads; `keys`: a key's id too. */
+export function parameterComponents(keys: boolean): JsonObject {
   return {
     Limit: {
       name: 'limit',
@@ -96,6 +100,7 @@ export function parameterComponents(): JsonObject {
       description: 'A positive integer in the safe range; anything else is 404, as an unknown id is.',
       schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     },
+    ...(keys ? { KeyId: keyIdParameter() } : {}),
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',
@@ -137,5 +142,15 @@ export function parameterComponents(): JsonObject {
       description: 'Echoed in the response, the access log and problem documents when valid; otherwise a UUID is generated.',
       schema: { type: 'string', pattern: REQUEST_ID_PATTERN },
     },
+  };
+}
+
+function keyIdParameter(): JsonObject {
+  return {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: "A key's public id (12 of [0-9A-Za-z]); anything else is 404, as an unknown id is.",
+    schema: KEY_ID_SCHEMA,
   };
 }

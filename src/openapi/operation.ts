@@ -1,21 +1,11 @@
 import { everyResponseHeaders } from './headers.ts';
-import { canHappen, codesByStatus, type OperationKind, problemResponse, type ResourceName } from './problems.ts';
+import type { OpenApiOptions } from './options.ts';
+import { canHappen, codesByStatus, type OperationPlace, problemResponse } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
+import { accessSentence, securityOf } from './security.ts';
 
-/** What the document says depends on: the settings that add responses or security. */
-export interface OpenApiOptions {
-  /** SVC_API_TOKEN is set: POSTs, PATCHes and DELETEs need a bearer token and may answer 401. */
-  bearerAuth: boolean;
-  /** SVC_RATE_LIMIT is on: every operation but readiness may answer 429. */
-  rateLimited: boolean;
-}
-
-/** Where an operation is: its kind, the resource it belongs to (if any), and a path for the examples. */
-export interface OperationPlace {
-  kind: OperationKind;
-  resource?: ResourceName;
-  instance: string;
-}
+export type { OpenApiOptions } from './options.ts';
+export type { OperationPlace } from './problems.ts';
 
 /** `content` of a JSON body with `schema` and one example. */
 export function jsonContent(schema: JsonObject, example: unknown): JsonObject {
@@ -30,25 +20,30 @@ export function taggedHeaders(): JsonObject {
 /** The problem responses of an operation, by status. */
 function errorResponses(place: OperationPlace, options: OpenApiOptions): JsonObject {
   const responses: JsonObject = {};
-  for (const [status, codes] of codesByStatus(place.kind, place.resource, options)) {
-    responses[String(status)] = problemResponse(status, codes, place.instance, place.kind);
-  }
+  for (const [status, codes] of codesByStatus(place, options)) responses[String(status)] = problemResponse(status, codes, place, options);
   return responses;
+}
+
+// The operation's own description, then what it needs to be called, as its own paragraph.
+function describedAccess(place: OperationPlace, options: OpenApiOptions, description: unknown): JsonObject {
+  const parts = [typeof description === 'string' ? description : '', accessSentence(place.access, options.auth)].filter((part) => part !== '');
+  return parts.length === 0 ? {} : { description: parts.join('\n\n') };
 }
 
 /**
  * One operation object: `fields` (its success responses among them) plus the X-Request-Id
- * parameter, the problem responses it can meet, the RateLimit headers and the security it needs,
- * each as the error scopes of problems.ts place them.
+ * parameter, the problem responses it can meet, the RateLimit headers and the security it needs
+ * (the scope of its route), each as the error scopes of problems.ts place them.
  */
 export function operation(place: OperationPlace, options: OpenApiOptions, fields: JsonObject): JsonObject {
   const responses = { ...(fields['responses'] as JsonObject), ...errorResponses(place, options) } as Record<string, JsonObject>;
   // Every response counted against the rate limit carries the RateLimit fields, successes included.
-  if (canHappen('rate_limited', place.kind, place.resource, options)) {
+  if (canHappen('rate_limited', place, options)) {
     for (const response of Object.values(responses)) {
       response['headers'] = { ...(response['headers'] as JsonObject), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') };
     }
   }
-  const security = canHappen('unauthorized', place.kind, place.resource, options) ? [{ bearerAuth: [] }] : [];
-  return { ...fields, parameters: [ref('parameters', 'XRequestId'), ...((fields['parameters'] as unknown[]) ?? [])], security, responses };
+  const security = securityOf(place.kind, place.access, options.auth);
+  const parameters = [ref('parameters', 'XRequestId'), ...((fields['parameters'] as unknown[]) ?? [])];
+  return { ...fields, ...describedAccess(place, options, fields['description']), parameters, security, responses };
 }

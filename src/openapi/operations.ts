@@ -1,10 +1,25 @@
+import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
+import { keyOperations } from './key-paths.ts';
 import { jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
+import { accessOf } from './options.ts';
 import type { ResourceName } from './problems.ts';
 import { EXAMPLES, type JsonObject, ref } from './schemas.ts';
-import { documentPath, readinessPath } from './service-paths.ts';
+import { docsPagePath, documentPath, readinessPath } from './service-paths.ts';
 
 export type { OpenApiOptions } from './operation.ts';
+
+/** Builds one operation object for a route that is served with `access`. */
+export type OperationBuilder = (options: OpenApiOptions, access: Access) => JsonObject;
+
+/** An operation the document knows how to describe: its method, path pattern and builder. */
+export interface DocumentedOperation {
+  method: string;
+  pattern: string;
+  build: OperationBuilder;
+  /** Parameters of the path item (the `{id}`), shared by every operation on it. */
+  pathParameters?: readonly JsonObject[];
+}
 
 /** One resource of the API with its five operations. */
 interface Resource {
@@ -26,9 +41,9 @@ const NO_CODING = 'It must have no content coding: a `Content-Encoding` other th
 
 const titleOf = (resource: Resource): string => resource.singular[0]?.toUpperCase() + resource.singular.slice(1);
 
-function listOperation(resource: Resource, options: OpenApiOptions): JsonObject {
+function listOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { path, tag, plural, schema, example, filters } = resource;
-  return operation({ kind: 'list', resource: tag, instance: path }, options, {
+  return operation({ kind: 'list', resource: tag, access, instance: path }, options, {
     operationId: `list${plural}`,
     summary: `List ${tag}, newest first`,
     description: 'Keyset paging: follow the `Link` header with `rel="next"` until it is absent; it carries `limit` and any filter on.',
@@ -44,9 +59,9 @@ function listOperation(resource: Resource, options: OpenApiOptions): JsonObject 
   });
 }
 
-function createOperation(resource: Resource, options: OpenApiOptions): JsonObject {
+function createOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { path, tag, singular, schema, example } = resource;
-  return operation({ kind: 'create', resource: tag, instance: path }, options, {
+  return operation({ kind: 'create', resource: tag, access, instance: path }, options, {
     operationId: `create${titleOf(resource)}`,
     summary: `Create a ${singular}`,
     description: 'Answered 201 only once the write is committed. Every field error is reported at once.',
@@ -67,9 +82,9 @@ function createOperation(resource: Resource, options: OpenApiOptions): JsonObjec
   });
 }
 
-function readOperation(resource: Resource, options: OpenApiOptions, instance: string): JsonObject {
+function readOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { tag, singular, schema, example } = resource;
-  return operation({ kind: 'read', resource: tag, instance }, options, {
+  return operation({ kind: 'read', resource: tag, access, instance: itemInstance(resource) }, options, {
     operationId: `get${titleOf(resource)}`,
     summary: `Get a ${singular} by id`,
     description:
@@ -84,10 +99,10 @@ function readOperation(resource: Resource, options: OpenApiOptions, instance: st
   });
 }
 
-function changeOperation(resource: Resource, options: OpenApiOptions, instance: string): JsonObject {
+function changeOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { tag, singular, schema, example } = resource;
   const patch = { schema: ref('schemas', `${schema}Patch`) };
-  return operation({ kind: 'change', resource: tag, instance }, options, {
+  return operation({ kind: 'change', resource: tag, access, instance: itemInstance(resource) }, options, {
     operationId: `update${titleOf(resource)}`,
     summary: `Change a ${singular} (JSON Merge Patch)`,
     description:
@@ -107,9 +122,9 @@ function changeOperation(resource: Resource, options: OpenApiOptions, instance: 
   });
 }
 
-function removeOperation(resource: Resource, options: OpenApiOptions, instance: string): JsonObject {
+function removeOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { tag, singular } = resource;
-  return operation({ kind: 'remove', resource: tag, instance }, options, {
+  return operation({ kind: 'remove', resource: tag, access, instance: itemInstance(resource) }, options, {
     operationId: `delete${titleOf(resource)}`,
     summary: `Delete a ${singular}`,
     description:
@@ -121,14 +136,9 @@ function removeOperation(resource: Resource, options: OpenApiOptions, instance: 
   });
 }
 
-function itemPath(resource: Resource, options: OpenApiOptions): JsonObject {
-  const instance = `${resource.path}/${String(resource.example['id'])}`;
-  return {
-    parameters: [ref('parameters', 'Id')],
-    get: readOperation(resource, options, instance),
-    patch: changeOperation(resource, options, instance),
-    delete: removeOperation(resource, options, instance),
-  };
+// The path of the example item, in the examples of its operations.
+function itemInstance(resource: Resource): string {
+  return `${resource.path}/${String(resource.example['id'])}`;
 }
 
 const RESOURCES: readonly Resource[] = [
@@ -144,13 +154,36 @@ const RESOURCES: readonly Resource[] = [
   { path: '/api/workspaces', tag: 'workspaces', singular: 'workspace', plural: 'Workspaces', schema: 'Workspace', example: EXAMPLES.workspace, filters: [] },
 ];
 
-/** `paths`: every operation the service serves. */
+// The five operations of a resource of RESOURCES.
+function resourceOperations(resource: Resource): DocumentedOperation[] {
+  const item = `${resource.path}/{id}`;
+  const pathParameters = [ref('parameters', 'Id')];
+  return [
+    { method: 'GET', pattern: resource.path, build: (options, access) => listOperation(resource, options, access) },
+    { method: 'POST', pattern: resource.path, build: (options, access) => createOperation(resource, options, access) },
+    { method: 'GET', pattern: item, pathParameters, build: (options, access) => readOperation(resource, options, access) },
+    { method: 'PATCH', pattern: item, pathParameters, build: (options, access) => changeOperation(resource, options, access) },
+    { method: 'DELETE', pattern: item, pathParameters, build: (options, access) => removeOperation(resource, options, access) },
+  ];
+}
+
+// Every operation the document can describe, in the order it lists them.
+const DOCUMENTED: readonly DocumentedOperation[] = [
+  { method: 'GET', pattern: '/api/ping', build: readinessPath },
+  ...RESOURCES.flatMap(resourceOperations),
+  ...keyOperations(),
+  { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
+  { method: 'GET', pattern: '/api/docs', build: docsPagePath },
+];
+
+/** `paths`: every operation of DOCUMENTED whose route the service serves, with that route's access. */
 export function pathItems(options: OpenApiOptions): JsonObject {
-  const paths: JsonObject = { '/api/ping': readinessPath(options) };
-  for (const resource of RESOURCES) {
-    paths[resource.path] = { get: listOperation(resource, options), post: createOperation(resource, options) };
-    paths[`${resource.path}/{id}`] = itemPath(resource, options);
+  const paths: Record<string, JsonObject> = {};
+  for (const { method, pattern, build, pathParameters } of DOCUMENTED) {
+    const access = accessOf(options, method, pattern);
+    if (access === undefined) continue;
+    const item = paths[pattern] ?? (pathParameters === undefined ? {} : { parameters: pathParameters });
+    paths[pattern] = { ...item, [method.toLowerCase()]: build(options, access) };
   }
-  paths['/api/openapi.json'] = documentPath(options);
   return paths;
 }

@@ -1,28 +1,40 @@
-import { type ErrorCode, ERRORS, HttpError, type HttpErrorOptions, reasonPhrase } from '../http/errors.ts';
-import { problemFor } from '../http/problem.ts';
+import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
+import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
+import type { OpenApiOptions } from './options.ts';
+import { exampleProblem, type OperationKind, type ResourceName } from './problem-examples.ts';
 import { type JsonObject, ref } from './schemas.ts';
+import { credentialChecked, insufficientScopeHeader, scopeCanFail } from './security.ts';
 
-/** The kinds of operation of the document; an error is placed on some of them. */
-export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove';
-
-/** The resources, by their path segment; a use-case rule of one is placed on it alone. */
-export type ResourceName = 'products' | 'workspaces';
+export { exampleProblem, type OperationKind, type ResourceName } from './problem-examples.ts';
 
 /** Where one error code can happen. */
 export interface ErrorScope {
   /** The kinds of operation that can answer it; `any_request`: before routing, on no operation. */
   on: readonly OperationKind[] | 'any_request';
-  /** Only when the service is configured so: a token set (SVC_API_TOKEN), rate limiting on. */
-  when?: 'token' | 'rate_limit';
-  /** Only on this resource's operations: the code comes from a rule of its use case. */
+  /**
+   * Only when the service is configured so: rate limiting on; a credential checked (SVC_API_TOKEN on
+   * writes, SVC_AUTH on every operation that is not open); a scope a valid credential can lack.
+   */
+  when?: 'rate_limit' | 'credential' | 'scope';
+  /** Only on these resources' operations: the code comes from a rule of theirs. */
+  resources?: readonly ResourceName[];
+}
+
+/** Where an operation is: its kind, the resource it belongs to (if any), who may call it, and a path for the examples. */
+export interface OperationPlace {
+  kind: OperationKind;
   resource?: ResourceName;
+  access: Access;
+  instance: string;
 }
 
 const EVERY_OPERATION: readonly OperationKind[] = ['readiness', 'document', 'list', 'read', 'create', 'change', 'remove'];
 // Everything that reads a request body: creates (POST) and changes (PATCH).
 const WITH_BODY: readonly OperationKind[] = ['create', 'change'];
 const WRITES: readonly OperationKind[] = ['create', 'change', 'remove'];
+// The creates that take an Idempotency-Key: a key's 201 carries its secret, which is never stored for a replay.
+const REPLAYED_CREATES: readonly ResourceName[] = ['products', 'workspaces'];
 
 /**
  * Where each error of the catalogue can happen. Typed by ErrorCode, so a code added to ERRORS
@@ -31,87 +43,52 @@ const WRITES: readonly OperationKind[] = ['create', 'change', 'remove'];
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
   invalid_query: { on: ['list'] },
-  // Idempotency-Key on a create; If-Match or If-None-Match on a read, a change or a delete.
+  // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete.
   invalid_header: { on: ['read', ...WRITES] },
   bad_request: { on: 'any_request' },
   request_timeout: { on: 'any_request' },
   headers_too_large: { on: 'any_request' },
   uri_too_long: { on: 'any_request' },
-  unauthorized: { on: WRITES, when: 'token' },
+  unauthorized: { on: EVERY_OPERATION, when: 'credential' },
+  forbidden: { on: EVERY_OPERATION, when: 'scope' },
   not_found: { on: ['read', 'change', 'remove'] },
   method_not_allowed: { on: 'any_request' },
-  idempotency_key_in_use: { on: ['create'] },
-  product_archived: { on: ['change'], resource: 'products' },
+  idempotency_key_in_use: { on: ['create'], resources: REPLAYED_CREATES },
+  product_archived: { on: ['change'], resources: ['products'] },
   // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
   precondition_failed: { on: ['read', 'change', 'remove'] },
   payload_too_large: { on: WITH_BODY },
   unsupported_media_type: { on: WITH_BODY },
   validation_failed: { on: WITH_BODY },
-  idempotency_key_reused: { on: ['create'] },
+  idempotency_key_reused: { on: ['create'], resources: REPLAYED_CREATES },
   // Readiness is exempt from rate limiting, so a balancer's probe is never refused.
   rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit' },
   internal_error: { on: EVERY_OPERATION },
   unavailable: { on: EVERY_OPERATION },
 };
 
-/** The settings that add error responses: a token, rate limiting. */
-export interface ErrorSettings {
-  bearerAuth: boolean;
-  rateLimited: boolean;
-}
+/** The settings that add error responses: who may call, and rate limiting. */
+export type ErrorSettings = Pick<OpenApiOptions, 'auth' | 'rateLimited'>;
 
-/** Whether `code` can answer an operation of `kind` on `resource` (undefined: no resource) with `settings`. */
-export function canHappen(code: ErrorCode, kind: OperationKind, resource: ResourceName | undefined, settings: ErrorSettings): boolean {
+/** Whether `code` can answer the operation at `place` with `settings`. */
+export function canHappen(code: ErrorCode, place: OperationPlace, settings: ErrorSettings): boolean {
   const scope = ERROR_SCOPES[code];
-  if (scope.on === 'any_request' || !scope.on.includes(kind)) return false;
-  if (scope.resource !== undefined && scope.resource !== resource) return false;
-  if (scope.when === 'token') return settings.bearerAuth;
+  if (scope.on === 'any_request' || !scope.on.includes(place.kind)) return false;
+  if (scope.resources !== undefined && (place.resource === undefined || !scope.resources.includes(place.resource))) return false;
   if (scope.when === 'rate_limit') return settings.rateLimited;
+  if (scope.when === 'credential') return credentialChecked(place.kind, place.access, settings.auth);
+  if (scope.when === 'scope') return scopeCanFail(place.access, settings.auth);
   return true;
 }
 
-// Field errors shown in the examples of the codes that carry them.
-const EXAMPLE_OPTIONS: Partial<Record<ErrorCode, HttpErrorOptions>> = {
-  validation_failed: {
-    detail: 'The request body has 2 invalid fields.',
-    errors: [
-      { pointer: '/name', code: 'required', detail: 'name is required' },
-      { pointer: '/priceInCents', code: 'too_small', detail: 'priceInCents must be at least 0' },
-    ],
-  },
-  invalid_query: {
-    detail: 'limit must be an integer from 1 to 200',
-    errors: [{ parameter: 'limit', code: 'too_large', detail: 'limit must be an integer from 1 to 200' }],
-  },
-};
-
-// The request header each kind of operation checks, named in its invalid_header example.
-const HEADER_OF_KIND: Partial<Record<OperationKind, { name: string; detail: string }>> = {
-  create: { name: 'Idempotency-Key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' },
-  read: { name: 'If-None-Match', detail: 'If-None-Match must be * or a list of entity tags such as "3" (quotes included).' },
-  change: { name: 'If-Match', detail: 'If-Match must be * or a list of entity tags such as "3" (quotes included).' },
-  remove: { name: 'If-Match', detail: 'If-Match must be * or a list of entity tags such as "3" (quotes included).' },
-};
-
-function exampleOptions(code: ErrorCode, kind: OperationKind | undefined): HttpErrorOptions | undefined {
-  const header = kind === undefined ? undefined : HEADER_OF_KIND[kind];
-  if (code !== 'invalid_header' || header === undefined) return EXAMPLE_OPTIONS[code];
-  return { detail: header.detail, errors: [{ parameter: header.name, code: 'invalid', detail: header.detail }] };
+/** Extra response headers an error status carries; a 403's challenge names the operation's scope. */
+function headersOfStatus(status: number, place: OperationPlace): JsonObject {
+  if (status === 401) return { 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') };
+  if (status === 403 && place.access !== 'open') return { 'WWW-Authenticate': insufficientScopeHeader(place.access) };
+  if (status === 415) return { 'Accept-Encoding': ref('headers', 'AcceptEncoding') };
+  if (status === 429 || status === 503) return { 'Retry-After': ref('headers', 'RetryAfter') };
+  return {};
 }
-
-/** A problem document for `code` as the service would send it at `instance`, on an operation of `kind`. */
-export function exampleProblem(code: ErrorCode, instance: string, kind?: OperationKind): JsonObject {
-  const problem = problemFor(new HttpError(code, exampleOptions(code, kind)), instance, '5b0c7e0e-3f1a-4c57-9d39-1f7d6c0b7a11');
-  return { ...problem };
-}
-
-/** Extra response headers an error status carries. */
-const HEADERS_BY_STATUS: Readonly<Record<number, JsonObject>> = {
-  401: { 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') },
-  415: { 'Accept-Encoding': ref('headers', 'AcceptEncoding') },
-  429: { 'Retry-After': ref('headers', 'RetryAfter') },
-  503: { 'Retry-After': ref('headers', 'RetryAfter') },
-};
 
 /** The problem schema narrowed to one status and the codes an operation can meet with it. */
 function problemSchemaFor(status: number, codes: readonly ErrorCode[]): JsonObject {
@@ -123,22 +100,22 @@ function problemSchemaFor(status: number, codes: readonly ErrorCode[]): JsonObje
   };
 }
 
-/** The response object of one error status for an operation of `kind`; `instance` is used in the examples. */
-export function problemResponse(status: number, codes: readonly ErrorCode[], instance: string, kind: OperationKind): JsonObject {
+/** The response object of one error status of the operation at `place`. */
+export function problemResponse(status: number, codes: readonly ErrorCode[], place: OperationPlace, settings: ErrorSettings): JsonObject {
   const examples: JsonObject = {};
-  for (const code of codes) examples[code] = { summary: ERRORS[code].detail, value: exampleProblem(code, instance, kind) };
+  for (const code of codes) examples[code] = { summary: ERRORS[code].detail, value: exampleProblem(code, { ...place, auth: settings.auth }) };
   const list = codes.map((code) => `\`${code}\``).join(', ');
   return {
     description: `${reasonPhrase(status)}: ${list}.`,
-    headers: { ...everyResponseHeaders(), ...HEADERS_BY_STATUS[status] },
+    headers: { ...everyResponseHeaders(), ...headersOfStatus(status, place) },
     content: { 'application/problem+json': { schema: problemSchemaFor(status, codes), examples } },
   };
 }
 
-/** The error codes an operation of `kind` on `resource` can meet with `settings`, grouped by status (ascending). */
-export function codesByStatus(kind: OperationKind, resource: ResourceName | undefined, settings: ErrorSettings): Map<number, ErrorCode[]> {
+/** The error codes the operation at `place` can meet with `settings`, grouped by status (ascending). */
+export function codesByStatus(place: OperationPlace, settings: ErrorSettings): Map<number, ErrorCode[]> {
   const grouped = new Map<number, ErrorCode[]>();
-  const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => canHappen(code, kind, resource, settings));
+  const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => canHappen(code, place, settings));
   for (const code of codes.sort((a, b) => ERRORS[a].status - ERRORS[b].status)) {
     const status = ERRORS[code].status;
     grouped.set(status, [...(grouped.get(status) ?? []), code]);

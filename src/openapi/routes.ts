@@ -1,9 +1,29 @@
-import type { Handler } from '../http/reply.ts';
+import type { Config } from '../config.ts';
+import { buildDocsPage } from '../docs-page/page.ts';
+import type { Handler, Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
-import { buildOpenApiDocument, type OpenApiOptions } from './document.ts';
+import { buildOpenApiDocument } from './document.ts';
+import { openApiOptionsFor, type ServedRoute } from './options.ts';
 
-/** Registers GET /api/openapi.json; the document is built and serialised once, here. */
-export function addOpenApiRoutes(router: Router<Handler>, options: OpenApiOptions): void {
-  const json = JSON.stringify(buildOpenApiDocument(options));
-  router.add('GET', '/api/openapi.json', () => ({ status: 200, json }));
+// This document and its page: open, whatever the mode, so anyone can learn how to call.
+const OWN_ROUTES: readonly ServedRoute[] = [
+  { method: 'GET', pattern: '/api/openapi.json', access: 'open' },
+  { method: 'GET', pattern: '/api/docs', access: 'open' },
+];
+
+/**
+ * Registers GET /api/openapi.json and GET /api/docs, last: the document describes every route
+ * registered before them, with each one's access, as `config` runs it. It is built and serialised
+ * once, here, and the page is made from that very document.
+ */
+export function addOpenApiRoutes(router: Router<Handler>, config: Pick<Config, 'apiToken' | 'rateLimit' | 'auth' | 'jwt'>): void {
+  const document = buildOpenApiDocument(openApiOptionsFor(config, [...router.routes(), ...OWN_ROUTES]));
+  const json = JSON.stringify(document);
+  const page = buildDocsPage(document);
+  const docs: Reply = { status: 200, html: page.html, headers: { 'content-security-policy': page.csp } };
+  const replies: Readonly<Record<string, Reply>> = { '/api/openapi.json': { status: 200, json }, '/api/docs': docs };
+  for (const { method, pattern, access } of OWN_ROUTES) {
+    const reply = replies[pattern] as Reply;
+    router.add(method, pattern, access, () => reply);
+  }
 }

@@ -35,14 +35,16 @@ function integerEnum(description: string, values: Readonly<Record<string, number
 }
 
 const id = { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Assigned by the database.' };
-const createdAt = {
+/** A time the service sets: RFC 3339, UTC, with milliseconds. */
+export const createdAt = {
   type: 'string',
   format: 'date-time',
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
   description: 'RFC 3339, UTC, with milliseconds.',
 };
 const updatedAt = { ...createdAt, description: 'RFC 3339, UTC, with milliseconds. Equals `createdAt` until the first change, and moves with every change.' };
-const name = {
+/** A name, by the rule every name of the API follows (a product's, a workspace's, a key's). */
+export const name = {
   type: 'string',
   minLength: 1,
   maxLength: MAX_NAME_LENGTH,
@@ -53,8 +55,8 @@ const name = {
 };
 const priceInCents = { type: 'integer', minimum: 0, maximum: MAX_PRICE_IN_CENTS, description: 'A JSON number with no fraction; strings are not coerced.' };
 
-// `required` is left out when empty: a patch schema requires nothing.
-function closedObject(required: readonly string[], properties: JsonObject, extra: JsonObject = {}): JsonObject {
+/** An object with exactly these members; `required` is left out when empty: a patch schema requires nothing. */
+export function closedObject(required: readonly string[], properties: JsonObject, extra: JsonObject = {}): JsonObject {
   return { type: 'object', ...(required.length > 0 ? { required } : {}), properties, additionalProperties: false, ...extra };
 }
 
@@ -62,7 +64,9 @@ function closedObject(required: readonly string[], properties: JsonObject, extra
 // types a member that has a default as present, so a typed client could not leave `status` out.
 const newProductStatus = `Optional; ${ProductStatus.active} (active) when omitted. Always present in the Product answered.`;
 
-const at = '2026-11-22T09:30:00.000Z';
+/** The time of every example. */
+export const EXAMPLE_TIME = '2026-11-22T09:30:00.000Z';
+const at = EXAMPLE_TIME;
 const product = { id: 17, name: 'Desk lamp', priceInCents: 1999, status: ProductStatus.active, createdAt: at, updatedAt: at };
 const workspace = { id: 3, name: 'Acme', createdAt: at, updatedAt: at };
 
@@ -79,8 +83,8 @@ const archivedRule =
   'An archived product is read-only except for its `status`: a patch whose result is an archived product with another ' +
   '`name` or `priceInCents` is 409 `product_archived`. A patch may archive, unarchive, or unarchive and edit in one step.';
 
-/** `components.schemas`: every representation and request body of the API. */
-export function schemaComponents(): JsonObject {
+/** `components.schemas`: every representation and request body of products, workspaces and readiness, and problems; `keys`: with a key's field error codes. */
+export function schemaComponents(keys: boolean): JsonObject {
   const unknownFields = 'Any other member is reported as `unknown_field`.';
   const status = ref('schemas', 'ProductStatus');
   return {
@@ -114,7 +118,8 @@ export function schemaComponents(): JsonObject {
     Problem: problemSchema(),
     FieldError: closedObject(['pointer', 'code', 'detail'], {
       pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the member; "" for the whole body.' },
-      code: { type: 'string', enum: FIELD_ERROR_CODES },
+      // `duplicate`: a scope listed twice in a new key's `scopes`.
+      code: { type: 'string', enum: keys ? [...FIELD_ERROR_CODES, 'duplicate'] : FIELD_ERROR_CODES },
       detail: { type: 'string' },
     }),
     ParameterError: closedObject(['parameter', 'code', 'detail'], {

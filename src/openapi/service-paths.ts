@@ -1,11 +1,12 @@
+import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { jsonContent, type OpenApiOptions, operation } from './operation.ts';
 import { type JsonObject, ref } from './schemas.ts';
 
-/** The path item of GET /api/ping: readiness, 200 or 503 with the same shape. */
-export function readinessPath(options: OpenApiOptions): JsonObject {
+/** GET /api/ping: readiness, 200 or 503 with the same shape. */
+export function readinessPath(options: OpenApiOptions, access: Access): JsonObject {
   const ready = { status: 1, checks: { database: 1, schema: 1 } };
-  const get = operation({ kind: 'readiness', instance: '/api/ping' }, options, {
+  const get = operation({ kind: 'readiness', access, instance: '/api/ping' }, options, {
     operationId: 'checkReadiness',
     summary: 'Readiness: the database answers and has the schema this build expects',
     description: 'Never cached; exempt from rate limiting.',
@@ -21,12 +22,12 @@ export function readinessPath(options: OpenApiOptions): JsonObject {
     description: 'Not ready (a Readiness body, 2 for the failing check), or shutting down (a problem document).',
     content: { ...jsonContent(ref('schemas', 'Readiness'), notReady), ...(problem['content'] as JsonObject) },
   };
-  return { get };
+  return get;
 }
 
-/** The path item of GET /api/openapi.json: this document. */
-export function documentPath(options: OpenApiOptions): JsonObject {
-  const get = operation({ kind: 'document', instance: '/api/openapi.json' }, options, {
+/** GET /api/openapi.json: this document. */
+export function documentPath(options: OpenApiOptions, access: Access): JsonObject {
+  return operation({ kind: 'document', access, instance: '/api/openapi.json' }, options, {
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1 document',
     tags: ['operations'],
@@ -46,5 +47,36 @@ export function documentPath(options: OpenApiOptions): JsonObject {
       },
     },
   });
-  return { get };
+}
+
+// The page brings its own Content-Security-Policy (hashes of its one script and style); every other
+// header is the one every response carries.
+function pageHeaders(): JsonObject {
+  const { 'Content-Security-Policy': _json, ...others } = everyResponseHeaders();
+  const csp = {
+    description: "The page's own policy: nothing from anywhere else; only its one inline script and style, by hash; requests only to this service.",
+    required: true,
+    schema: { type: 'string', pattern: "^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+={0,2}'; style-src 'sha256-[A-Za-z0-9+/]+={0,2}';" },
+  };
+  return { ...others, 'Content-Security-Policy': csp };
+}
+
+/** GET /api/docs: the API's own page, made from this document. */
+export function docsPagePath(options: OpenApiOptions, access: Access): JsonObject {
+  return operation({ kind: 'document', access, instance: '/api/docs' }, options, {
+    operationId: 'getDocsPage',
+    summary: 'This API as a page to read and try, made from this document',
+    description:
+      'One self-contained HTML page: every operation with its parameters, bodies, examples, statuses and error codes, readable without ' +
+      'JavaScript; with it, a form per operation sends a real request to this service (with a key or token typed into the page and kept ' +
+      'only there) and shows the status, headers and body.',
+    tags: ['operations'],
+    responses: {
+      '200': {
+        description: 'The page.',
+        headers: pageHeaders(),
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  });
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPostgresIdempotencyRepository } from './idempotency.ts';
+import { createPostgresApiKeyRepository } from './keys.ts';
 import { createPostgresProductRepository } from './products.ts';
 import { createPostgresReadinessRepository } from './readiness.ts';
 import { createPostgresWorkspaceRepository } from './workspaces.ts';
@@ -18,6 +19,7 @@ function repositoriesOn(db: SqlRunner): Repositories {
     products: createPostgresProductRepository(db),
     workspaces: createPostgresWorkspaceRepository(db),
     idempotency: createPostgresIdempotencyRepository(db),
+    keys: createPostgresApiKeyRepository(db),
   };
 }
 
@@ -59,6 +61,7 @@ export function createPostgresStorage(client: PostgresClient, options: PostgresS
     products: reads.products,
     workspaces: reads.workspaces,
     readiness: createPostgresReadinessRepository(client),
+    keys: reads.keys,
     transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
     singleWrite: (work) => retrying(maxAttempts, () => work(repositoriesOn(oneStatement(client)))),
   };

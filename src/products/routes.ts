@@ -1,3 +1,4 @@
+import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
 import { entityTag } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
@@ -15,7 +16,7 @@ const ITEM: ItemSpec<Product> = { noun: 'product', present: presentProduct };
 
 /** Registers the product endpoints: thin handlers from HTTP to use cases and back. */
 export function addProductRoutes(router: Router<Handler>, products: ProductUseCases, writes: WriteDeps): void {
-  router.add('GET', PATH, async (ctx) => {
+  router.add('GET', PATH, Scope.read, async (ctx) => {
     const status = parseEnumFilter(ctx.query, 'status', PRODUCT_STATUSES);
     // The filter is part of the list's name, so a cursor only continues the list it came from.
     const list = status === null ? 'products' : `products;status=${status}`;
@@ -24,10 +25,11 @@ export function addProductRoutes(router: Router<Handler>, products: ProductUseCa
     const link = nextLink(PATH, list, request, page, status === null ? '' : `&status=${status}`);
     return ok(page.items.map(presentProduct), link === undefined ? undefined : { link });
   });
-  router.add('GET', `${PATH}/{id}`, readHandler(ITEM, products.get));
+  router.add('GET', `${PATH}/{id}`, Scope.read, readHandler(ITEM, products.get));
   router.add(
     'POST',
     PATH,
+    Scope.write,
     createHandler(writes, {
       validate: validateNewProduct,
       async execute(tx, input) {
@@ -39,7 +41,8 @@ export function addProductRoutes(router: Router<Handler>, products: ProductUseCa
   router.add(
     'PATCH',
     `${PATH}/{id}`,
+    Scope.write,
     patchHandler(writes, { ...ITEM, validate: validateProductPatch, change: products.change, refusals: { archived: 'product_archived' } }),
   );
-  router.add('DELETE', `${PATH}/{id}`, deleteHandler(writes, { ...ITEM, remove: products.remove }));
+  router.add('DELETE', `${PATH}/{id}`, Scope.write, deleteHandler(writes, { ...ITEM, remove: products.remove }));
 }

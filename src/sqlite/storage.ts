@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { LOCK_WAIT_MS, retryingWhileBusy } from './busy.ts';
 import { createSqliteIdempotencyRepository } from './idempotency.ts';
+import { createSqliteApiKeyRepository } from './keys.ts';
 import { createSqliteProductRepository } from './products.ts';
 import { createSqliteReadinessRepository } from './readiness.ts';
 import { createSqliteWorkspaceRepository } from './workspaces.ts';
@@ -35,6 +36,7 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     products: createSqliteProductRepository(db),
     workspaces: createSqliteWorkspaceRepository(db),
     idempotency: createSqliteIdempotencyRepository(db),
+    keys: createSqliteApiKeyRepository(db),
   };
   const writes = new WriteBatcher(db, repositories, { lockWaitMs, ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }) });
   return {
@@ -42,6 +44,7 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     products: retryingWhileBusy(repositories.products, lockWaitMs),
     workspaces: retryingWhileBusy(repositories.workspaces, lockWaitMs),
     readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
+    keys: retryingWhileBusy(repositories.keys, lockWaitMs),
     transaction: (work) => writes.run(work),
     // One statement shares the group commit like any transaction: one fsync for the whole batch.
     singleWrite: (work) => writes.run(work),

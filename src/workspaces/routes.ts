@@ -1,3 +1,4 @@
+import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
 import { entityTag } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
@@ -15,16 +16,17 @@ const ITEM: ItemSpec<Workspace> = { noun: 'workspace', present: presentWorkspace
 
 /** Registers the workspace endpoints: thin handlers from HTTP to use cases and back. */
 export function addWorkspaceRoutes(router: Router<Handler>, workspaces: WorkspaceUseCases, writes: WriteDeps): void {
-  router.add('GET', PATH, async (ctx) => {
+  router.add('GET', PATH, Scope.read, async (ctx) => {
     const request = parsePageRequest('workspaces', ctx.query);
     const page = await workspaces.list(request);
     const link = nextLink(PATH, 'workspaces', request, page);
     return ok(page.items.map(presentWorkspace), link === undefined ? undefined : { link });
   });
-  router.add('GET', `${PATH}/{id}`, readHandler(ITEM, workspaces.get));
+  router.add('GET', `${PATH}/{id}`, Scope.read, readHandler(ITEM, workspaces.get));
   router.add(
     'POST',
     PATH,
+    Scope.write,
     createHandler(writes, {
       validate: validateNewWorkspace,
       async execute(tx, input) {
@@ -33,6 +35,6 @@ export function addWorkspaceRoutes(router: Router<Handler>, workspaces: Workspac
       },
     }),
   );
-  router.add('PATCH', `${PATH}/{id}`, patchHandler<Workspace, WorkspacePatch>(writes, { ...ITEM, validate: validateWorkspacePatch, change: workspaces.change, refusals: {} }));
-  router.add('DELETE', `${PATH}/{id}`, deleteHandler(writes, { ...ITEM, remove: workspaces.remove }));
+  router.add('PATCH', `${PATH}/{id}`, Scope.write, patchHandler<Workspace, WorkspacePatch>(writes, { ...ITEM, validate: validateWorkspacePatch, change: workspaces.change, refusals: {} }));
+  router.add('DELETE', `${PATH}/{id}`, Scope.write, deleteHandler(writes, { ...ITEM, remove: workspaces.remove }));
 }

@@ -18,6 +18,14 @@ const STEP_TIMEOUT_MS = 30_000;
 
 type Service = ReturnType<typeof startBin>;
 
+// A newcomer's terminal: no SVC_* variable, and none of the npm_* ones `npm test` sets, which would
+// point an `npm run` of a step at this checkout instead of the tour's folder.
+function newcomerEnv(env: Record<string, string>): Record<string, string> {
+  const clean = cleanEnv(env);
+  for (const name of Object.keys(clean)) if (name.startsWith('npm_') || name === 'INIT_CWD') delete clean[name];
+  return clean;
+}
+
 // Resolves with the URL the service logs once listening; rejects if it exits first.
 function listeningUrl(service: Service): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -50,9 +58,11 @@ async function stopService(service: Service | undefined): Promise<void> {
 // Runs the tour of `readme` in a fresh folder; resolves once every step answered as the page shows.
 async function runTour(readme: string): Promise<void> {
   const folder = mkdtempSync(join(tmpdir(), 'svc-tour-'));
-  // `node bin/…` in a step finds the repository's scripts, run by this test's Node.
+  // `node bin/…` in a step finds the repository's scripts, run by this test's Node; `npm run …` finds
+  // their scripts in package.json, as in a checkout.
   symlinkSync(join(ROOT, 'bin'), join(folder, 'bin'));
-  const env = cleanEnv({ PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}` });
+  symlinkSync(join(ROOT, 'package.json'), join(folder, 'package.json'));
+  const env = newcomerEnv({ PATH: `${dirname(process.execPath)}${delimiter}${process.env['PATH'] ?? ''}` });
   execFileSync('curl', ['--version'], { env, stdio: 'ignore' }); // the tour needs curl, as a newcomer does
   const shell = new TourShell(folder, env);
   let service: Service | undefined;

@@ -93,7 +93,7 @@ console.log(JSON.stringify({ applied, created: created.status, ping: await ping.
 `;
 
 const HOST_TS = `
-import { type App, type Config, createApp, loadConfig, migrate, type MigrationResult, openDatabase, openPostgres, type PostgresDatabase, type RunningServer, startServer } from 'svc-http-sqlite';
+import { type ApiKeyView, type App, type Config, createApiKey, createApp, loadConfig, migrate, type MigrationResult, openDatabase, openPostgres, type PostgresDatabase, revokeApiKey, type RunningServer, startServer } from 'svc-http-sqlite';
 const db = openDatabase(':memory:');
 const applied: string[] = migrate(db).applied;
 const config: Config = loadConfig({});
@@ -107,7 +107,12 @@ const pending: Promise<MigrationResult> = migrate(pool);
 const onPool: App = createApp({ db: pool, config });
 // @ts-expect-error PostgreSQL's migrate is a promise, not a result
 const notAwaited: MigrationResult = migrate(pool);
-void [applied, app, start, wrong, pending, onPool, notAwaited];
+// API keys: made and revoked on either engine's database; the key is a string, scopes are names.
+const made: Promise<ApiKeyView & { key: string }> = createApiKey(db, { name: 'ci', scopes: ['read', 'write'], expiresAt: null });
+const revoked: Promise<ApiKeyView | undefined> = revokeApiKey(pool, 'abcdefghijkl');
+// @ts-expect-error a scope is one of the names read, write, admin
+const badScope = createApiKey(db, { name: 'x', scopes: ['root'] });
+void [applied, app, start, wrong, pending, onPool, notAwaited, made, revoked, badScope];
 `;
 
 before(() => {
@@ -188,4 +193,8 @@ test('its bin scripts run from node_modules on the compiled build', async () => 
   assert.ok(run(process.execPath, [migrateBin], project, env).includes(`"applied":${JSON.stringify(MIGRATION_FILES)}`));
   const status = JSON.parse(run(process.execPath, [migrateBin, '--status'], project, env)) as Record<string, unknown>;
   assert.deepEqual([status['current'], status['latest'], status['pending']], [MIGRATION_FILES.length, MIGRATION_FILES.length, []]);
+  const keysBin = join(project, 'node_modules', 'svc-http-sqlite', 'bin', 'keys.js');
+  const key = run(process.execPath, [keysBin, 'create', '--name', 'packed', '--scopes', 'admin'], project, env);
+  assert.match(key, /^svc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}\n$/);
+  assert.match(run(process.execPath, [keysBin, 'list'], project, env), new RegExp(`^ID .*\n${key.slice(4, 16)} +admin .* packed\n$`));
 });

@@ -1,40 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { openDatabase } from '../../src/sqlite/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import { type ErrorCode, ERRORS, HttpError } from '../../src/http/errors.ts';
 import { problemFor } from '../../src/http/problem.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { buildOpenApiDocument, openApiOptionsFor } from '../../src/openapi/document.ts';
+// As an embedding program imports it (the package's index), to merge into its own document.
+import { buildOpenApiDocument, openApiOptionsFor } from '../../src/index.ts';
 import { ERROR_SCOPES } from '../../src/openapi/problems.ts';
 import { ProductStatus } from '../../src/products/model.ts';
 import { resolvePointer, type Schema, validate } from '../support/schema.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { documentFor, documentOf, MODES, type Mode, routesFor } from './documents.ts';
+import { operationsOf, problemCodesOf } from './operations.ts';
 
 type Json = Record<string, unknown>;
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const VARIANTS = [
-  { SVC_API_TOKEN: '', SVC_RATE_LIMIT: '0' },
-  { SVC_API_TOKEN: 'a-token-long-enough-1234', SVC_RATE_LIMIT: '0' },
-  { SVC_API_TOKEN: '', SVC_RATE_LIMIT: '100' },
-  { SVC_API_TOKEN: 'a-token-long-enough-1234', SVC_RATE_LIMIT: '100' },
-];
-const ALL_ON = buildOpenApiDocument({ bearerAuth: true, rateLimited: true }) as Json;
-
-function operationsOf(document: Json): { key: string; operation: Json }[] {
-  return Object.entries(document['paths'] as Record<string, Json>).flatMap(([path, item]) =>
-    METHODS.filter((method) => item[method] !== undefined).map((method) => ({ key: `${method.toUpperCase()} ${path}`, operation: item[method] as Json })),
-  );
-}
-
-function problemCodesOf(operation: Json): string[] {
-  return Object.values(operation['responses'] as Record<string, Json>).flatMap((response) => {
-    const media = (response['content'] as Record<string, Json> | undefined)?.['application/problem+json'];
-    return media === undefined ? [] : Object.keys(media['examples'] as Json);
-  });
-}
+const ALL_MODES = Object.keys(MODES) as Mode[];
+// API keys and rate limiting on: every operation and every response the document can list.
+const ALL_ON = documentOf('keys');
 
 // Every node of the document, with its JSON pointer.
 function* walk(node: unknown, at = '#'): Generator<[string, Json]> {
@@ -44,52 +24,59 @@ function* walk(node: unknown, at = '#'): Generator<[string, Json]> {
 }
 
 let server: TestServer;
+let keysServer: TestServer;
 before(async () => {
   server = await startTestServer();
+  keysServer = await startTestServer({ SVC_AUTH: 'keys' });
 });
-after(() => server.stop());
-
-test('GET /api/openapi.json serves the document built for the running configuration', async () => {
-  const res = await fetch(`${server.url}/api/openapi.json`);
-  assert.equal(res.status, 200);
-  assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
-  const served = (await res.json()) as Json;
-  assert.deepEqual(served, buildOpenApiDocument(openApiOptionsFor(server.config)));
-  assert.match(String(served['openapi']), /^3\.1\.\d+$/);
+after(async () => {
+  await server.stop();
+  await keysServer.stop();
 });
 
-test('the operations in the document are exactly the routes the app serves, in every configuration', () => {
-  const db = openDatabase(':memory:');
-  migrate(db);
-  try {
-    for (const env of VARIANTS) {
-      const config = loadConfig(env);
-      const app = createApp({ db, config, logger: createLogger('silent') });
-      const routes = app.routes.map((route) => `${route.method} ${route.pattern}`).sort();
-      const documented = operationsOf(buildOpenApiDocument(openApiOptionsFor(config))).map((op) => op.key).sort();
+test('GET /api/openapi.json serves the document built for the running configuration and the routes the app serves', async () => {
+  for (const running of [server, keysServer]) {
+    const res = await fetch(`${running.url}/api/openapi.json`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    const served = (await res.json()) as Json;
+    assert.deepEqual(served, buildOpenApiDocument(openApiOptionsFor(running.config, running.app.routes)));
+    assert.match(String(served['openapi']), /^3\.1\.\d+$/);
+  }
+});
+
+test('the operations in the document are exactly the routes the app serves, in every mode', () => {
+  for (const mode of ALL_MODES) {
+    for (const rate of ['0', '100']) {
+      const env = { ...MODES[mode], SVC_RATE_LIMIT: rate };
+      const routes = routesFor(env).map((route) => `${route.method} ${route.pattern}`).sort();
+      const documented = operationsOf(documentFor(env)).map((op) => op.key).sort();
       assert.deepEqual(documented, routes, JSON.stringify(env));
     }
-  } finally {
-    db.close();
   }
+  assert.ok(operationsOf(documentOf('keys')).some((op) => op.key === 'DELETE /api/keys/{id}'), 'the keys document has the keys endpoints');
+  for (const mode of ['off', 'token', 'jwt'] as const) assert.ok(!operationsOf(documentOf(mode)).some((op) => op.key.includes('/api/keys')), mode);
 });
 
-test('every $ref resolves and every example conforms to its schema', () => {
-  let examples = 0;
-  for (const [at, node] of walk(ALL_ON)) {
-    if (typeof node['$ref'] === 'string') assert.doesNotThrow(() => resolvePointer(ALL_ON, node['$ref'] as string), at);
-    const schema = node['schema'] as Schema | undefined;
-    const found = [
-      ...(schema !== undefined && 'example' in node ? [node['example']] : []),
-      ...(schema !== undefined ? Object.values((node['examples'] as Record<string, Json> | undefined) ?? {}).map((e) => e['value']) : []),
-      ...(schema === undefined && Array.isArray(node['examples']) && node['type'] !== undefined ? (node['examples'] as unknown[]) : []),
-    ];
-    for (const example of found) {
-      examples++;
-      assert.deepEqual(validate(example, schema ?? (node as Schema), ALL_ON), [], `example at ${at}`);
+test('in every mode, every $ref resolves and every example conforms to its schema', () => {
+  for (const mode of ALL_MODES) {
+    const document = documentOf(mode);
+    let examples = 0;
+    for (const [at, node] of walk(document)) {
+      if (typeof node['$ref'] === 'string') assert.doesNotThrow(() => resolvePointer(document, node['$ref'] as string), `${mode} ${at}`);
+      const schema = node['schema'] as Schema | undefined;
+      const found = [
+        ...(schema !== undefined && 'example' in node ? [node['example']] : []),
+        ...(schema !== undefined ? Object.values((node['examples'] as Record<string, Json> | undefined) ?? {}).map((e) => e['value']) : []),
+        ...(schema === undefined && Array.isArray(node['examples']) && node['type'] !== undefined ? (node['examples'] as unknown[]) : []),
+      ];
+      for (const example of found) {
+        examples++;
+        assert.deepEqual(validate(example, schema ?? (node as Schema), document), [], `${mode}: example at ${at}`);
+      }
     }
+    assert.ok(examples > 20, `${mode}: only ${examples} examples checked`);
   }
-  assert.ok(examples > 20, `only ${examples} examples checked`);
 });
 
 test('every code of the error catalogue is documented where it can happen', () => {
@@ -106,12 +93,11 @@ test('every code of the error catalogue is documented where it can happen', () =
 // Written out here, apart from ERROR_SCOPES: the operations on which each request-made code is listed.
 const PLACES: Readonly<Record<string, RegExp>> = {
   invalid_json: /^(POST|PATCH) /,
-  invalid_query: /^GET \/api\/(products|workspaces)$/,
+  invalid_query: /^GET \/api\/(products|workspaces|keys)$/,
   invalid_header: /^(POST|PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
-  unauthorized: /^(POST|PATCH|DELETE) /,
   not_found: /^(GET|PATCH|DELETE) \/api\/\w+\/\{id\}$/,
-  idempotency_key_in_use: /^POST /,
-  idempotency_key_reused: /^POST /,
+  idempotency_key_in_use: /^POST \/api\/(products|workspaces)$/,
+  idempotency_key_reused: /^POST \/api\/(products|workspaces)$/,
   product_archived: /^PATCH \/api\/products\/\{id\}$/,
   precondition_failed: /^(PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
   payload_too_large: /^(POST|PATCH) /,
@@ -119,15 +105,25 @@ const PLACES: Readonly<Record<string, RegExp>> = {
   validation_failed: /^(POST|PATCH) /,
   rate_limited: /^(?!GET \/api\/ping$)/,
 };
+const NOWHERE = /(?!)/;
+const NOT_OPEN = /^(?!GET \/api\/(ping|openapi\.json|docs)$)/;
+// 401 where a credential is checked; 403 where a valid one can lack the scope (a key holds at least read).
+const CALLER_PLACES: Readonly<Record<Mode, Readonly<Record<string, RegExp>>>> = {
+  off: { unauthorized: NOWHERE, forbidden: NOWHERE },
+  token: { unauthorized: /^(POST|PATCH|DELETE) /, forbidden: NOWHERE },
+  keys: { unauthorized: NOT_OPEN, forbidden: /^(POST|PATCH|DELETE) |\/api\/keys/ },
+  jwt: { unauthorized: NOT_OPEN, forbidden: NOT_OPEN },
+};
 
-test('each code is listed on exactly the operations that can meet it', () => {
-  for (const { key, operation } of operationsOf(ALL_ON)) {
-    const codes = problemCodesOf(operation);
-    for (const [code, where] of Object.entries(PLACES)) assert.equal(codes.includes(code), where.test(key), `${code} on ${key}`);
-    for (const code of ['internal_error', 'unavailable']) assert.ok(codes.includes(code), `${code} on ${key}`);
+test('in every mode, each code is listed on exactly the operations that can meet it', () => {
+  for (const mode of ALL_MODES) {
+    for (const { key, operation } of operationsOf(documentOf(mode))) {
+      const codes = problemCodesOf(operation);
+      for (const [code, where] of Object.entries({ ...PLACES, ...CALLER_PLACES[mode] })) assert.equal(codes.includes(code), where.test(key), `${mode}: ${code} on ${key}`);
+      for (const code of ['internal_error', 'unavailable']) assert.ok(codes.includes(code), `${mode}: ${code} on ${key}`);
+    }
   }
-  const open = operationsOf(buildOpenApiDocument({ bearerAuth: false, rateLimited: false }) as Json);
-  for (const { key, operation } of open) assert.deepEqual(problemCodesOf(operation).filter((c) => c === 'unauthorized' || c === 'rate_limited'), [], key);
+  for (const { key, operation } of operationsOf(documentOf('off', false))) assert.deepEqual(problemCodesOf(operation).filter((c) => c === 'unauthorized' || c === 'rate_limited'), [], key);
 });
 
 test('a problem document of every code conforms to the Problem schema', () => {
@@ -139,23 +135,19 @@ test('a problem document of every code conforms to the Problem schema', () => {
   assert.deepEqual(validate(unexpected, { $ref: '#/components/schemas/Problem' }, ALL_ON), []);
 });
 
-test('operations that take input list a client error; writes need the bearer token only when one is configured', () => {
-  for (const { key, operation } of operationsOf(ALL_ON)) {
-    const statuses = Object.keys(operation['responses'] as Json);
-    if (key !== 'GET /api/ping' && key !== 'GET /api/openapi.json') assert.ok(statuses.some((s) => s.startsWith('4')), key);
-    assert.deepEqual(operation['security'], /^(POST|PATCH|DELETE) /.test(key) ? [{ bearerAuth: [] }] : [], key);
-  }
-  const open = buildOpenApiDocument({ bearerAuth: false, rateLimited: false }) as Json;
-  for (const { key, operation } of operationsOf(open)) {
-    assert.deepEqual(operation['security'], [], key);
-    assert.equal((operation['responses'] as Json)['401'], undefined, key);
-    assert.equal((operation['responses'] as Json)['429'], undefined, key);
+test('in every mode, operations that take input list a client error', () => {
+  for (const mode of ALL_MODES) {
+    for (const { key, operation } of operationsOf(documentOf(mode, false))) {
+      const statuses = Object.keys(operation['responses'] as Json);
+      if (!/^GET \/api\/(ping|openapi\.json|docs)$/.test(key)) assert.ok(statuses.some((s) => s.startsWith('4')), `${mode}: ${key}`);
+    }
   }
 });
 
 test('every operation on one resource takes If-Match and If-None-Match; every 415 carries Accept-Encoding: identity', () => {
   for (const { key, operation } of operationsOf(ALL_ON)) {
     const parameters = ((operation['parameters'] as Json[]) ?? []).map((parameter) => parameter['$ref']);
+    assert.equal(parameters.includes('#/components/parameters/IdempotencyKey'), /^POST \/api\/(products|workspaces)$/.test(key), `Idempotency-Key on ${key}`);
     const item = /\/\{id\}$/.test(key);
     for (const name of ['IfMatch', 'IfNoneMatch']) assert.equal(parameters.includes(`#/components/parameters/${name}`), item, `${name} on ${key}`);
     const unsupported = (operation['responses'] as Record<string, Json>)['415'];

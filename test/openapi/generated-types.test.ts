@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { type KeysServer, startKeysServer } from '../support/keys.ts';
 import { resolvePointer } from '../support/schema.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { documentOf } from './documents.ts';
 import { checkTypedClient, type Mutant, type TypedClient } from './generated-types.ts';
 
-// The served document, turned into types by openapi-typescript 7.13.0 with its defaults (the most
-// used TypeScript generator), must type a client that follows the contract, refuse one that does
-// not, and agree with what the live server answers. The client is typed-client/client.ts.
+// The document a keys server serves (SVC_AUTH=keys: every operation and the keys endpoints), turned
+// into types by openapi-typescript 7.13.0 with its defaults (the most used TypeScript generator), must
+// type a client that follows the contract, refuse one that does not, and agree with what the live
+// server answers. The client is typed-client/client.ts, and keys-client.ts for its key calls.
 type Json = Record<string, unknown>;
 
 // Each is one line of client.ts changed into a type error; tsc must report an error on that line.
@@ -31,7 +33,25 @@ const MUTANTS: Mutant[] = [
   { name: 'a 409 from a workspace patch (product_archived is a product rule)', from: "{ name: 'Acme Europe' } }), 200)", to: "{ name: 'Acme Europe' } }), 409)" },
   { name: 'a body sent with a DELETE', from: "api.call('delete', '/api/products/{id}', { params:", to: "api.call('delete', '/api/products/{id}', { body: {}, params:" },
   { name: 'a body read from a 204', from: 'expect(deletion, 204);', to: 'expect(deletion, 204).id;' },
+  ...keyMutants(),
 ];
+
+// The same for the key calls of keys-client.ts.
+function keyMutants(): Mutant[] {
+  const mutants: Omit<Mutant, 'source'>[] = [
+    { name: 'a scope that does not exist', from: "scopes: ['read'], expiresAt", to: "scopes: ['root'], expiresAt" },
+    { name: 'a new key without its required name', from: "{ name: 'nightly report', scopes", to: '{ scopes' },
+    { name: 'an expiry that is not a date-time string', from: "expiresAt: '2099-01-31T12:00:00Z'", to: 'expiresAt: 4102444800000' },
+    { name: 'an Idempotency-Key on a key create', from: "'/api/keys', { body: request }", to: "'/api/keys', { params: { header: { 'Idempotency-Key': 'retry-1' } }, body: request }" },
+    { name: 'the key read from a stored ApiKey', from: 'name: read.name', to: 'name: read.key' },
+    { name: 'a key id that is a number', from: "current = await admin.call('get', '/api/keys/{id}', { params: { path } })", to: "current = await admin.call('get', '/api/keys/{id}', { params: { path: { id: 1 } } })" },
+    { name: 'a method the keys path does not have', from: "admin.call('delete', '/api/keys/{id}', { params: { path } })", to: "admin.call('patch', '/api/keys/{id}', { params: { path } })" },
+    { name: 'a status a revocation does not answer', from: 'expect(revocation, 204);', to: 'expect(revocation, 200);' },
+    { name: 'a code the 403 does not have', from: "const forbidden: 'forbidden'", to: "const forbidden: 'unauthorized'" },
+    { name: 'a 403 on a list any key may read', from: 'expect(readerList, 200);', to: 'expect(readerList, 403);' },
+  ];
+  return mutants.map((mutant) => ({ ...mutant, source: 'keys-client.ts' }));
+}
 
 interface Product {
   id: number;
@@ -41,7 +61,7 @@ interface Product {
   createdAt: string;
   updatedAt: string;
 }
-// What client.ts's `scenario` returns (its own types are generated, so the suite's typecheck cannot import them).
+// What the clients' scenarios return (their own types are generated, so the suite's typecheck cannot import them).
 interface Report {
   defaulted: Product;
   archived: Product;
@@ -59,22 +79,50 @@ interface Report {
   deleted: number;
   gone: number;
 }
+interface ApiKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+interface KeyReport {
+  created: ApiKey & { key: string };
+  location: string | null;
+  pages: string[][];
+  read: ApiKey;
+  notModified: number;
+  forbidden: string;
+  challenge: string | null;
+  readerList: number;
+  invalid: string[];
+  revoked: number;
+  revokedAgain: number;
+  afterRevoke: ApiKey;
+  unauthorized: string;
+}
 
-let server: TestServer;
+let server: KeysServer;
 let document: Json;
 let typed: TypedClient;
-let live: Promise<Report> | undefined;
+let live: Promise<{ report: Report; keys: KeyReport }> | undefined;
 
-// The client's scenario, run once against the live server; each test checks a part of what it received.
-function liveReport(): Promise<Report> {
-  live ??= import(pathToFileURL(join(typed.folder, 'client.ts')).href).then((client: { scenario(base: string): Promise<Report> }) => client.scenario(server.url));
+// The scenarios, run once against the live server with its admin key; each test checks a part of what they received.
+function liveReport(): Promise<{ report: Report; keys: KeyReport }> {
+  const load = async <M>(file: string): Promise<M> => (await import(pathToFileURL(join(typed.folder, file)).href)) as M;
+  live ??= (async () => {
+    const client = await load<{ scenario(base: string, credential: string): Promise<Report> }>('client.ts');
+    const keys = await load<{ keyScenario(base: string, adminKey: string): Promise<KeyReport> }>('keys-client.ts');
+    return { report: await client.scenario(server.url, server.admin.key), keys: await keys.keyScenario(server.url, server.admin.key) };
+  })();
   return live;
 }
 before(async () => {
-  server = await startTestServer();
+  server = await startKeysServer();
   const served = await (await fetch(`${server.url}/api/openapi.json`)).text();
   document = JSON.parse(served) as Json;
-  typed = checkTypedClient(served, MUTANTS);
+  typed = checkTypedClient(served, MUTANTS, { keys: true });
 });
 after(async () => {
   typed.remove();
@@ -95,8 +143,8 @@ test('no request body schema gives a member a default (openapi-typescript would 
   }
 });
 
-test('the generated types accept a client that follows the contract, status left out included', () => {
-  assert.deepEqual(typed.diagnostics.filter((d) => d.file === 'client.ts'), []);
+test('the generated types accept a client that follows the contract, status left out included, and its key calls', () => {
+  assert.deepEqual(typed.diagnostics.filter((d) => d.file === 'client.ts' || d.file === 'keys-client.ts'), []);
 });
 
 test('every deliberate type error in the client fails to compile, on its own line', () => {
@@ -107,8 +155,19 @@ test('every deliberate type error in the client fails to compile, on its own lin
   }
 });
 
+test('the client of products and workspaces also type-checks against the documents of the other modes', () => {
+  for (const mode of ['off', 'token', 'jwt'] as const) {
+    const other = checkTypedClient(JSON.stringify(documentOf(mode)));
+    try {
+      assert.deepEqual(other.diagnostics, [], mode);
+    } finally {
+      other.remove();
+    }
+  }
+});
+
 test('the typed client runs against the live server, and what it receives is what the types say', async () => {
-  const report = await liveReport();
+  const { report } = await liveReport();
   assert.equal(report.defaulted.status, 1, 'status left out is 1');
   assert.equal(report.archived.status, 2);
   assert.deepEqual(report.read, report.defaulted);
@@ -119,7 +178,7 @@ test('the typed client runs against the live server, and what it receives is wha
 });
 
 test('the typed client changes through the ETag, meets 412 and 409, filters by status and deletes', async () => {
-  const report = await liveReport();
+  const { report } = await liveReport();
   assert.equal(report.notModified, 304);
   assert.deepEqual({ ...report.patched, updatedAt: '' }, { ...report.defaulted, priceInCents: 2499, updatedAt: '' });
   assert.equal(report.defaulted.updatedAt, report.defaulted.createdAt);
@@ -128,4 +187,20 @@ test('the typed client changes through the ETag, meets 412 and 409, filters by s
   assert.deepEqual(report.archivedIds, [report.archived.id]);
   assert.equal(report.renamed.name, 'Acme Europe');
   assert.deepEqual([report.deleted, report.gone], [204, 404]);
+});
+
+test('the typed client manages a key: makes it (shown once), pages, reads, revokes; the key meets 403, then 401', async () => {
+  const { keys } = await liveReport();
+  const { key, ...apiKey } = keys.created;
+  assert.match(key, /^svc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}$/);
+  assert.deepEqual([apiKey.name, apiKey.scopes, apiKey.expiresAt, apiKey.revokedAt], ['nightly report', ['read'], '2099-01-31T12:00:00.000Z', null]);
+  assert.equal(keys.location, `/api/keys/${apiKey.id}`);
+  assert.deepEqual(keys.pages, [[apiKey.id], [server.admin.id]], 'newest first, a page at a time');
+  assert.deepEqual(keys.read, apiKey);
+  assert.equal(keys.notModified, 304);
+  assert.deepEqual([keys.forbidden, keys.challenge, keys.readerList], ['forbidden', 'Bearer error="insufficient_scope", scope="write"', 200]);
+  assert.deepEqual(keys.invalid, ['/scopes/1 duplicate']);
+  assert.deepEqual([keys.revoked, keys.revokedAgain, keys.unauthorized], [204, 204, 'unauthorized']);
+  assert.deepEqual({ ...keys.afterRevoke, revokedAt: null }, apiKey);
+  assert.match(keys.afterRevoke.revokedAt ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 });

@@ -16,11 +16,15 @@ const TSC_FLAGS = [
   '--module', 'nodenext', '--allowImportingTsExtensions', '--verbatimModuleSyntax', '--erasableSyntaxOnly', '--pretty', 'false',
 ];
 
-/** One deliberate type error: `from`, found exactly once in client.ts, becomes `to`. */
+/** The client's files: its products and workspaces, and (against the keys document) its key calls. */
+export type ClientFile = 'client.ts' | 'keys-client.ts';
+
+/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default), becomes `to`. */
 export interface Mutant {
   name: string;
   from: string;
   to: string;
+  source?: ClientFile;
 }
 
 /** One error tsc reported. */
@@ -30,10 +34,10 @@ export interface Diagnostic {
   text: string;
 }
 
-/** A temporary folder with the document, the generated api.ts, client.ts and its mutants, checked by tsc. */
+/** A temporary folder with the document, the generated api.ts, the client's files and their mutants, checked by tsc. */
 export interface TypedClient {
   folder: string;
-  /** Every tsc error, in client.ts and in the mutants. */
+  /** Every tsc error, in the client's files and in the mutants. */
   diagnostics: Diagnostic[];
   /** Each mutant's file and the line it changed. */
   mutants: (Mutant & { file: string; line: number })[];
@@ -84,7 +88,7 @@ export function generateTypes(document: string, folder: string): void {
 
 function mutate(source: string, mutant: Mutant): { text: string; line: number } {
   const at = source.indexOf(mutant.from);
-  if (at === -1 || source.includes(mutant.from, at + 1)) throw new Error(`mutant "${mutant.name}": its text must occur exactly once in client.ts`);
+  if (at === -1 || source.includes(mutant.from, at + 1)) throw new Error(`mutant "${mutant.name}": its text must occur exactly once in ${mutant.source ?? 'client.ts'}`);
   const line = source.slice(0, at).split('\n').length;
   return { text: source.slice(0, at) + mutant.to + source.slice(at + mutant.from.length), line };
 }
@@ -97,23 +101,29 @@ function parseDiagnostics(output: string): Diagnostic[] {
   }));
 }
 
-/** Generates the types of `document`, and type-checks client.ts and one copy per mutant in one tsc run. */
-export function checkTypedClient(document: string, mutants: readonly Mutant[] = []): TypedClient {
+/**
+ * Generates the types of `document`, and type-checks client.ts (and keys-client.ts with `keys`, for
+ * the keys document) and one copy per mutant, in one tsc run.
+ */
+export function checkTypedClient(document: string, mutants: readonly Mutant[] = [], options: { keys?: boolean } = {}): TypedClient {
   const folder = mkdtempSync(join(tmpdir(), 'svc-typed-client-'));
   const remove = (): void => rmSync(folder, { recursive: true, force: true });
   try {
     // ES modules, for tsc's `nodenext` and for Node when the test runs the client.
     writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
     generateTypes(document, folder);
-    const source = readFileSync(join(GENERATOR, 'client.ts'), 'utf8');
-    writeFileSync(join(folder, 'client.ts'), source);
+    const files: ClientFile[] = options.keys === true ? ['client.ts', 'keys-client.ts'] : ['client.ts'];
+    const sources = new Map(files.map((name) => [name, readFileSync(join(GENERATOR, name), 'utf8')]));
+    for (const [name, source] of sources) writeFileSync(join(folder, name), source);
     const written = mutants.map((mutant, index) => {
+      const source = sources.get(mutant.source ?? 'client.ts');
+      if (source === undefined) throw new Error(`mutant "${mutant.name}": ${mutant.source ?? 'client.ts'} is not checked against this document`);
       const { text, line } = mutate(source, mutant);
       const file = `mutant-${index + 1}.ts`;
       writeFileSync(join(folder, file), text);
       return { ...mutant, file, line };
     });
-    const tsc = spawnSync(process.execPath, [TSC, ...TSC_FLAGS, 'client.ts', ...written.map((m) => m.file)], { cwd: folder, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [TSC, ...TSC_FLAGS, ...files, ...written.map((m) => m.file)], { cwd: folder, encoding: 'utf8' });
     const diagnostics = parseDiagnostics(tsc.stdout);
     if (tsc.status !== 0 && diagnostics.length === 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
     return { folder, diagnostics, mutants: written, remove };

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
+import { bearer, makeKey } from '../support/keys.ts';
 import { ConformanceChecker } from '../support/schema-conformance.ts';
 import { startTestServer } from '../support/server.ts';
 
 // The responses that depend on the server's state rather than the request: 429 over the rate,
 // 503 readiness and shutting down, 500 when the database fails. Each is checked against the document.
+
+const OPERATIONS_OF_KEYS = [['GET', '/api/keys'], ['POST', '/api/keys'], ['GET', '/api/keys/{id}'], ['DELETE', '/api/keys/{id}']] as const;
 
 async function checkerFor(url: string): Promise<ConformanceChecker> {
   return new ConformanceChecker(await (await fetch(`${url}/api/openapi.json`)).json());
@@ -78,7 +81,7 @@ test('500 internal_error conforms for every operation that touches a broken data
 test('503 unavailable conforms on every operation while shutting down', () =>
   withAppServer(async (server, checker) => {
     server.app.drain();
-    const paths = ['/api/ping', '/api/openapi.json', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}'];
+    const paths = ['/api/ping', '/api/openapi.json', '/api/docs', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}'];
     for (const pattern of paths) {
       const res = await checker.check('GET', pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`));
       assert.deepEqual([res.status, (res.body as { code: string }).code], [503, 'unavailable'], pattern);
@@ -92,3 +95,27 @@ test('503 unavailable conforms on every operation while shutting down', () =>
       assert.equal((await checker.check('DELETE', pattern, await fetch(url, { method: 'DELETE' }))).status, 503, `DELETE ${pattern}`);
     }
   }));
+
+test('with API keys: 429, 500 and 503 conform on the keys endpoints too', async () => {
+  const server = await startAppServer({ SVC_AUTH: 'keys', SVC_RATE_LIMIT: '3', SVC_RATE_LIMIT_WINDOW_S: '3600' });
+  try {
+    const [admin, other] = [await makeKey(server.database, { name: 'admin', scopes: ['admin'] }), await makeKey(server.database, { name: 'other', scopes: ['admin'] })];
+    const checker = await checkerFor(server.url);
+    const send = async (method: string, pattern: string, key: string | null): Promise<{ status: number; code: unknown }> => {
+      const url = `${server.url}${pattern.replace('{id}', 'AAAAAAAAAAAA')}`;
+      const res = await checker.check(method, pattern, await fetch(url, { method, headers: key === null ? {} : bearer(key) }));
+      return { status: res.status, code: (res.body as { code?: string } | undefined)?.code };
+    };
+    assert.equal((await send('GET', '/api/keys', admin.key)).status, 200);
+    assert.equal((await send('GET', '/api/keys/{id}', admin.key)).status, 404);
+    assert.equal((await send('DELETE', '/api/keys/{id}', admin.key)).status, 404);
+    assert.deepEqual(await send('POST', '/api/keys', admin.key), { status: 429, code: 'rate_limited' });
+    // The app's key statements now fail when run: a key not read before fails its own read, a 500.
+    await server.database.sql('DROP TABLE api_keys');
+    for (const [method, pattern] of OPERATIONS_OF_KEYS) assert.deepEqual(await send(method, pattern, other.key), { status: 500, code: 'internal_error' }, `${method} ${pattern}`);
+    server.app.drain();
+    for (const [method, pattern] of OPERATIONS_OF_KEYS) assert.deepEqual(await send(method, pattern, null), { status: 503, code: 'unavailable' }, `${method} ${pattern}`);
+  } finally {
+    await server.stop();
+  }
+});

@@ -20,15 +20,18 @@ async function warningsFor(env: Record<string, string>): Promise<Record<string, 
   }
 }
 
-test('a listener beyond loopback without SVC_API_TOKEN logs a warning', async () => {
+test('a listener beyond loopback without SVC_AUTH or SVC_API_TOKEN logs a warning', async () => {
   const warnings = await warningsFor({ SVC_HOST: '0.0.0.0' });
   assert.equal(warnings.length, 1);
   assert.match(String(warnings[0]?.['msg']), /SVC_API_TOKEN/);
   assert.equal(warnings[0]?.['host'], '0.0.0.0');
 });
 
-test('no warning with a token, or on a loopback address', async () => {
+test('no warning with a token, with callers known (SVC_AUTH), or on a loopback address', async () => {
   assert.deepEqual(await warningsFor({ SVC_HOST: '0.0.0.0', SVC_API_TOKEN: 'a-long-enough-token-1234' }), []);
+  assert.deepEqual(await warningsFor({ SVC_HOST: '0.0.0.0', SVC_AUTH: 'keys' }), []);
+  const jwt = { SVC_AUTH: 'jwt', SVC_JWT_ISSUER: 'https://id.example.com', SVC_JWT_AUDIENCE: 'svc' };
+  assert.deepEqual(await warningsFor({ SVC_HOST: '0.0.0.0', ...jwt }), []);
   assert.deepEqual(await warningsFor({ SVC_HOST: '127.0.0.1' }), []);
   assert.deepEqual(await warningsFor({ SVC_HOST: 'localhost' }), []);
 });

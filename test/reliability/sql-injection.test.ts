@@ -110,7 +110,7 @@ test('afterwards every table is there, holds exactly what was created, and is so
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((row) => row['name']);
   db.close();
   // sqlite_sequence is SQLite's own: AUTOINCREMENT keeps the highest id ever given there.
-  assert.deepEqual(tables, ['idempotency_keys', 'products', 'sqlite_sequence', 'workspaces']);
+  assert.deepEqual(tables, ['api_keys', 'idempotency_keys', 'products', 'sqlite_sequence', 'workspaces']);
   assert.equal(countRows(server.dbPath, 'products'), created.products);
   assert.equal(countRows(server.dbPath, 'workspaces'), created.workspaces);
   assert.equal(countRows(server.dbPath, 'idempotency_keys'), 1);

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type App, createApp } from '../../src/app.ts';
+import { type App, type AppOptions, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, type Database } from '../../src/db/engine.ts';
 import { capturingLogger } from './server.ts';
@@ -24,13 +24,16 @@ export interface AppServer {
   stop(): Promise<void>;
 }
 
-/** Serves createApp over a plain node:http server on port 0 with a fresh migrated database of the run's engine. */
-export async function startAppServer(env: Record<string, string> = {}): Promise<AppServer> {
+/**
+ * Serves createApp over a plain node:http server on port 0 with a fresh migrated database of the
+ * run's engine; `options` may bring an embedding program's own credential check.
+ */
+export async function startAppServer(env: Record<string, string> = {}, options: Pick<AppOptions, 'credentials'> = {}): Promise<AppServer> {
   const database = await createTestDatabase();
   const db = database.open();
   const config = loadConfig({ ...database.env, ...env });
   const logs: Record<string, unknown>[] = [];
-  const app = createApp({ db, config, logger: capturingLogger(config, logs) });
+  const app = createApp({ db, config, logger: capturingLogger(config, logs), ...options });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -28,3 +28,12 @@ export function assertRecentTimestamp(value: unknown): void {
   const age = Date.now() - Date.parse(value as string);
   assert.ok(age >= -1_000 && age < 60_000, `createdAt ${String(value)} is not recent`);
 }
+
+/** Resolves once `condition` holds, checking every `intervalMs`; rejects with `what` after `timeoutMs`. */
+export async function eventually(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000, intervalMs = 10): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 export const BIN = {
   serve: fileURLToPath(new URL('../../bin/serve.js', import.meta.url)),
   migrate: fileURLToPath(new URL('../../bin/migrate.js', import.meta.url)),
+  keys: fileURLToPath(new URL('../../bin/keys.js', import.meta.url)),
 } as const;
 
 /** How a finished child process ended. */

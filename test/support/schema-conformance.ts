@@ -20,8 +20,15 @@ function headerValue(text: string, schema: Schema): unknown {
   return schema['type'] === 'integer' && /^\d+$/.test(text) ? Number(text) : text;
 }
 
-function headerErrors(root: Json, documented: Json, headers: Headers): string[] {
+// Headers a client of the contract reads: one sent where the document does not list it is an error,
+// as a documented one that is absent (when required) or malformed is.
+const CONTRACT_HEADERS = ['etag', 'location', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'accept-encoding'];
+
+// `undocumented`: whether a contract header sent but not listed is an error (on an operation's answers).
+function headerErrors(root: Json, documented: Json, headers: Headers, undocumented = true): string[] {
   const errors: string[] = [];
+  const listed = new Set(Object.keys(documented).map((name) => name.toLowerCase()));
+  for (const name of undocumented ? CONTRACT_HEADERS : []) if (headers.has(name) && !listed.has(name)) errors.push(`header ${name}: sent but not documented`);
   for (const [name, node] of Object.entries(documented)) {
     const header = deref(root, node);
     const text = headers.get(name);
@@ -60,6 +67,11 @@ export class ConformanceChecker {
     this.#root = document as Json;
   }
 
+  /** The document responses are checked against. */
+  get document(): unknown {
+    return this.#root;
+  }
+
   /** The operation object for `method` on `pattern`, e.g. ('GET', '/api/products/{id}'). */
   operation(method: string, pattern: string): Json {
     const item = (this.#root['paths'] as Record<string, Json>)[pattern];
@@ -87,6 +99,10 @@ export class ConformanceChecker {
       assert.ok(media !== undefined, `${at}: media type ${String(type)} is not documented`);
       if (method === 'HEAD') {
         assert.equal(text, '', 'HEAD has no body');
+      } else if (type === 'text/html') {
+        // The API's own page: a string, checked by the browser tests.
+        body = text;
+        errors.push(...validate(body, media['schema'] as Schema, this.#root, 'body'));
       } else {
         body = JSON.parse(text);
         errors.push(...validate(body, media['schema'] as Schema, this.#root, 'body'));
@@ -109,7 +125,8 @@ export class ConformanceChecker {
    */
   async checkOutsideOperations(res: Response, schema: Schema): Promise<unknown> {
     const ready = deref(this.#root, (this.operation('GET', '/api/ping')['responses'] as Json)['200']);
-    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers);
+    // These answers are described in words (info.description), their own headers (Allow, WWW-Authenticate) with them.
+    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers, false);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
     const body: unknown = await res.json();
     errors.push(...validate(body, schema, this.#root, 'body'));

@@ -7,7 +7,7 @@ export type Schema = Readonly<Record<string, unknown>>;
 const ANNOTATIONS = new Set(['description', 'title', 'examples', 'example', 'default', 'summary']);
 const CHECKED = new Set([
   '$ref', 'allOf', 'oneOf', 'type', 'const', 'enum', 'required', 'properties', 'additionalProperties',
-  'items', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format',
+  'items', 'minItems', 'maxItems', 'uniqueItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'format',
 ]);
 
 /** Follows a local `$ref` such as `#/components/schemas/Product` inside `root`. */
@@ -60,9 +60,10 @@ function checkObject(value: unknown, schema: Schema, root: unknown, at: string):
 function checkArray(value: unknown, schema: Schema, root: unknown, at: string): string[] {
   if (!Array.isArray(value)) return [];
   const errors: string[] = [];
-  const { minItems, maxItems, items } = schema as { minItems?: number; maxItems?: number; items?: Schema };
+  const { minItems, maxItems, uniqueItems, items } = schema as { minItems?: number; maxItems?: number; uniqueItems?: boolean; items?: Schema };
   if (minItems !== undefined && value.length < minItems) errors.push(`${at}: fewer than ${minItems} items`);
   if (maxItems !== undefined && value.length > maxItems) errors.push(`${at}: more than ${maxItems} items`);
+  if (uniqueItems === true && value.some((item, i) => value.findIndex((other) => isDeepStrictEqual(other, item)) !== i)) errors.push(`${at}: items are not unique`);
   if (items !== undefined) value.forEach((item, i) => errors.push(...validate(item, items, root, `${at}/${i}`)));
   return errors;
 }

@@ -35,9 +35,12 @@ test('an empty environment gives the documented defaults', () => {
     maxConnections: 10_000,
     shutdownTimeoutMs: 10_000,
     trustProxy: [],
+    corsOrigins: [],
     rateLimit: 0,
     rateLimitWindowS: 60,
     apiToken: '',
+    auth: 'off',
+    jwt: { issuer: '', audience: '', jwksUrl: '' },
     metricsPort: null,
     metricsHost: '127.0.0.1',
   });
@@ -245,4 +248,55 @@ test('the metrics listener is refused on the API port of the same host, or of an
   assert.equal(loadConfig({ SVC_METRICS_PORT: '3001' }).metricsPort, 3001);
   assert.equal(loadConfig({ SVC_HOST: '10.0.0.5', SVC_METRICS_PORT: '3000' }).metricsPort, 3000);
   assert.equal(loadConfig({ SVC_PORT: '0', SVC_METRICS_PORT: '0' }).metricsPort, 0);
+});
+
+test('SVC_AUTH: off, keys or jwt; keys and jwt refuse a shared token beside them, naming the variable', () => {
+  assert.equal(loadConfig({ SVC_AUTH: 'keys' }).auth, 'keys');
+  assert.throws(() => loadConfig({ SVC_AUTH: 'passwords' }), /^ConfigError: invalid SVC_AUTH="passwords": expected one of off, keys, jwt$/);
+  assert.throws(() => loadConfig({ SVC_AUTH: 'keys', SVC_API_TOKEN: 'a'.repeat(32) }), /invalid SVC_AUTH="keys": expected off while SVC_API_TOKEN is set/);
+  assert.equal(loadConfig({ SVC_AUTH: 'off', SVC_API_TOKEN: 'a'.repeat(32) }).auth, 'off');
+});
+
+test('SVC_AUTH=jwt needs an issuer and an audience; provider URLs are https, or http on a loopback host', () => {
+  const jwt = { SVC_AUTH: 'jwt', SVC_JWT_ISSUER: 'https://id.example.com/realms/acme', SVC_JWT_AUDIENCE: 'svc' };
+  assert.deepEqual(loadConfig(jwt).jwt, { issuer: 'https://id.example.com/realms/acme', audience: 'svc', jwksUrl: '' });
+  assert.throws(() => loadConfig({ ...jwt, SVC_JWT_AUDIENCE: '' }), /invalid SVC_JWT_AUDIENCE=""/);
+  assert.throws(() => loadConfig({ ...jwt, SVC_JWT_ISSUER: '' }), /invalid SVC_JWT_ISSUER=""/);
+  assert.throws(() => loadConfig({ ...jwt, SVC_JWT_ISSUER: 'http://id.example.com' }), /invalid SVC_JWT_ISSUER="http:\/\/id.example.com"/);
+  assert.throws(() => loadConfig({ ...jwt, SVC_JWT_JWKS_URL: 'http://10.0.0.1/jwks' }), /invalid SVC_JWT_JWKS_URL/);
+  for (const local of ['http://127.0.0.1:8080/jwks', 'http://localhost/jwks', 'http://[::1]:9000/jwks']) {
+    assert.equal(loadConfig({ ...jwt, SVC_JWT_JWKS_URL: local }).jwt.jwksUrl, local);
+  }
+});
+
+test('SVC_CORS_ORIGINS: exact origins as browsers serialize them (RFC 6454), or * alone', () => {
+  const origins = (value: string) => loadConfig({ SVC_CORS_ORIGINS: value }).corsOrigins;
+  assert.deepEqual(origins(''), []);
+  assert.deepEqual(origins(' * '), '*');
+  // Scheme and host in lower case, no default port, a lone trailing slash dropped, duplicates merged.
+  assert.deepEqual(origins('HTTPS://App.Example.COM:443/, http://localhost:5173,https://app.example.com'), ['https://app.example.com', 'http://localhost:5173']);
+  assert.deepEqual(origins('http://example.com:80,https://example.com:8443'), ['http://example.com', 'https://example.com:8443']);
+  assert.deepEqual(origins('https://bücher.example'), ['https://xn--bcher-kva.example']);
+  assert.deepEqual(origins('http://[::1]:3000'), ['http://[::1]:3000']);
+  const refusals: [string, RegExp][] = [
+    ['https://a.example/app', /has a path/],
+    ['https://a.example/.', /has a path/],
+    ['https://a.example?x=1', /a query or a fragment/],
+    ['https://a.example#top', /a query or a fragment/],
+    ['https://*.example.com', /has a wildcard/],
+    ['*,https://a.example', /\* is beside other origins/],
+    ['https://a.example,', /an entry is empty/],
+    ['null', /null is the origin of sandboxed/],
+    ['file:///tmp', /is not http: or https:/],
+    ['ftp://a.example', /is not http: or https:/],
+    ['a.example', /is not a URL/],
+    ['https://user:pw@a.example', /has user info/],
+  ];
+  for (const [value, reason] of refusals) {
+    assert.throws(() => origins(value), (error: Error) => {
+      assert.ok(error.message.startsWith(`invalid SVC_CORS_ORIGINS=${JSON.stringify(value)}: expected comma-separated origins`), error.message);
+      assert.match(error.message, reason);
+      return true;
+    });
+  }
 });

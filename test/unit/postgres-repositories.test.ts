@@ -8,6 +8,8 @@ import { createPostgresStorage } from '../../src/postgres/storage.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { createPostgresProductRepository } from '../../src/postgres/products.ts';
 import { createPostgresWorkspaceRepository } from '../../src/postgres/workspaces.ts';
+import { createPostgresApiKeyRepository } from '../../src/postgres/keys.ts';
+import { keyRepositoryContract } from '../support/key-repository-contract.ts';
 import { repositoryContract } from '../support/repository-contract.ts';
 
 // The same contract as SQLite's, on a real PostgreSQL: every test gets a database of its own.
@@ -34,13 +36,19 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     return { storage: createPostgresStorage(client), close: () => client.end() };
   });
 
+  keyRepositoryContract('postgres', async () => {
+    const client = await freshClient();
+    return { storage: createPostgresStorage(client), close: () => client.end() };
+  });
+
   test('postgres: every read, change and delete the repositories make is an index scan, never a sequential scan or a sort', async () => {
     const client = await freshClient();
     // Enough rows that the planner would choose a scan if no index served the query.
     await client.script(`INSERT INTO products (name, price_in_cents, status, created_at, updated_at)
       SELECT 'p' || i, i, 1 + (i % 2), now(), now() FROM generate_series(1, 20000) AS i;
       INSERT INTO workspaces (name, created_at, updated_at) SELECT 'w' || i, now(), now() FROM generate_series(1, 20000) AS i;
-      ANALYZE products; ANALYZE workspaces`);
+      INSERT INTO api_keys (id, name, scopes, digest, created_at) SELECT lpad(i::text, 12, '0'), 'k' || i, 'read', repeat('A', 43), now() FROM generate_series(1, 20000) AS i;
+      ANALYZE products; ANALYZE workspaces; ANALYZE api_keys`);
     const seen: { sql: string; params: readonly unknown[] }[] = [];
     const recording: SqlRunner = {
       rows: (sql, params = []) => (seen.push({ sql, params }), client.rows(sql, params)),
@@ -49,6 +57,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     };
     const products = createPostgresProductRepository(recording);
     const workspaces = createPostgresWorkspaceRepository(recording);
+    const keys = createPostgresApiKeyRepository(recording);
     const at = '2026-11-23T10:00:00.000Z';
     for (const repository of [products, workspaces] as const) {
       await repository.findById(10_000);
@@ -60,7 +69,11 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     await workspaces.listBefore(15_000, 51);
     await products.update({ id: 10_000, name: 'x', priceInCents: 1, status: 1, createdAt: at, updatedAt: at, version: 2 });
     await workspaces.update({ id: 10_000, name: 'x', createdAt: at, updatedAt: at, version: 2 });
-    assert.equal(seen.length, 11);
+    await keys.findById('000000010000');
+    await keys.findForUpdate('000000010000');
+    await keys.revoke('000000010001', at);
+    await keys.listBefore(15_000, 51);
+    assert.equal(seen.length, 15);
     for (const { sql, params } of seen) {
       const plan = (await client.rows(`EXPLAIN ${sql}`, params)).map((row) => String(row[0])).join('\n');
       assert.match(plan, /Index (Only )?Scan/, `${sql}\n${plan}`);

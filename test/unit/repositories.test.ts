@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { openDatabase } from '../../src/sqlite/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createSqliteStorage } from '../../src/sqlite/storage.ts';
+import { keyRepositoryContract } from '../support/key-repository-contract.ts';
 import { repositoryContract } from '../support/repository-contract.ts';
 
 /** A migrated in-memory database whose prepare() calls are recorded. */
@@ -24,13 +25,19 @@ repositoryContract('sqlite', async () => {
   return { storage: createSqliteStorage(db), close: async () => db.close() };
 });
 
+keyRepositoryContract('sqlite', async () => {
+  const { db } = recordingDatabase();
+  return { storage: createSqliteStorage(db), close: async () => db.close() };
+});
+
 test('sqlite: every read, change and delete is a primary-key or index search, never a scan or an OFFSET', () => {
   const { db, prepared } = recordingDatabase();
   createSqliteStorage(db);
-  const statements = prepared.filter((sql) => /\bWHERE\b/i.test(sql) && /\b(products|workspaces)\b/.test(sql));
-  // get and list of both resources, the list of one status, update and delete of both
-  assert.ok(statements.length >= 9, `prepared up front: ${statements.join('; ')}`);
+  const statements = prepared.filter((sql) => /\bWHERE\b/i.test(sql) && /\b(products|workspaces|api_keys)\b/.test(sql));
+  // get and list of both resources, the list of one status, update and delete of both; get, list and revoke of keys
+  assert.ok(statements.length >= 12, `prepared up front: ${statements.join('; ')}`);
   assert.ok(statements.some((sql) => /status = \?/.test(sql)), 'the status filter has its own statement');
+  assert.ok(statements.some((sql) => /FROM api_keys WHERE id = \?/.test(sql)), 'keys are read by their public id');
   for (const sql of statements) {
     assert.doesNotMatch(sql, /\bOFFSET\b/i);
     const parameters = Array.from(sql.matchAll(/\?/g), () => 50);

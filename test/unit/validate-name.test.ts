@@ -3,11 +3,13 @@ import { test } from 'node:test';
 import type { FieldError } from '../../src/http/errors.ts';
 import { validateNewProduct } from '../../src/products/validate.ts';
 import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
+import { validateNewApiKey } from '../../src/keys/validate.ts';
 
-// The name rule of docs/api.md, POST /api/products is the same for both resources, so every case runs on both.
+// The name rule of docs/api.md, POST /api/products, is the same for every resource (and API keys), so every case runs on each.
 const VALIDATORS = {
   product: (name: unknown) => validateNewProduct(name === undefined ? { priceInCents: 1 } : { name, priceInCents: 1 }),
   workspace: (name: unknown) => validateNewWorkspace(name === undefined ? {} : { name }),
+  'API key': (name: unknown) => validateNewApiKey(name === undefined ? { scopes: ['read'] } : { name, scopes: ['read'] }, new Date()),
 };
 
 function nameErrors(validate: (name: unknown) => ReturnType<typeof validateNewWorkspace>, name: unknown): FieldError[] {

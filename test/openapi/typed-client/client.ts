@@ -3,6 +3,7 @@
 // test/openapi/generated-types.test.ts, which type-checks it (tsc --strict), checks that mutants of
 // it do not compile, and runs `scenario` against a live server through Node's type stripping.
 // A new operation needs no change to `call`, which is typed from `paths`: add a step to `scenario`.
+// keys-client.ts manages API keys with it (against the keys document, the one that has them).
 import type { components, paths } from './api.ts';
 
 type Schemas = components['schemas'];
@@ -51,8 +52,10 @@ function urlOf(base: string, path: string, init: RuntimeInit): URL {
 }
 
 // The one place where the wire meets the types: the test's live run is what shows they agree.
-async function send<A>(method: string, url: URL, init: RuntimeInit): Promise<A> {
+// The credential is no parameter of any operation: the document names it in `security`.
+async function send<A>(method: string, url: URL, init: RuntimeInit, credential: string | undefined): Promise<A> {
   const headers = new Headers();
+  if (credential !== undefined) headers.set('authorization', `Bearer ${credential}`);
   for (const [name, value] of Object.entries(init.params?.header ?? {})) headers.set(name, String(value));
   if (init.body !== undefined) headers.set('content-type', init.contentType ?? 'application/json');
   const body = init.body === undefined ? null : JSON.stringify(init.body);
@@ -61,17 +64,17 @@ async function send<A>(method: string, url: URL, init: RuntimeInit): Promise<A> 
   return { status: res.status, headers: res.headers, body: text === '' ? undefined : (JSON.parse(text) as unknown) } as A;
 }
 
-/** A client of the service at `base`, typed by the generated `paths`. */
-export function createClient(base: string) {
+/** A client of the service at `base`, typed by the generated `paths`, sending `credential` (an API key) when given. */
+export function createClient(base: string, credential?: string) {
   return {
     /** Sends one documented operation. */
     call<P extends keyof paths, M extends MethodOf<P>>(method: M, path: P, ...[init]: InitArgs<Operation<P, M>>) {
       const given = (init ?? {}) as RuntimeInit;
-      return send<Answer<Operation<P, M>>>(method, urlOf(base, path, given), given);
+      return send<Answer<Operation<P, M>>>(method, urlOf(base, path, given), given, credential);
     },
     /** Follows a `Link` of a list of `path`: the next page of the same operation. */
     follow<P extends keyof paths>(path: P, href: string) {
-      return send<Answer<Operation<P, 'get'>>>('get', new URL(href, base), {});
+      return send<Answer<Operation<P, 'get'>>>('get', new URL(href, base), {}, credential);
     },
   };
 }
@@ -87,7 +90,8 @@ export function nextLink(headers: Headers): string | undefined {
   return /^<([^>]+)>; rel="next"$/.exec(headers.get('link') ?? '')?.[1];
 }
 
-type Client = ReturnType<typeof createClient>;
+/** A client made by createClient. */
+export type Client = ReturnType<typeof createClient>;
 
 /** What the changes of the scenario received. */
 export interface Changes {
@@ -113,8 +117,8 @@ export interface Report extends Changes {
 }
 
 /** Creates (with and without `status`), reads and lists products, creates a workspace, meets a 422, then changes and deletes. */
-export async function scenario(base: string): Promise<Report> {
-  const api = createClient(base);
+export async function scenario(base: string, credential?: string): Promise<Report> {
+  const api = createClient(base, credential);
   // `status` left out, as the contract allows: the service fills in 1.
   const lamp: NewProduct = { name: 'Desk lamp', priceInCents: 1999 };
   const defaulted = expect(await api.call('post', '/api/products', { body: lamp }), 201);

@@ -1,0 +1,71 @@
+// Managing API keys from a program (docs/security.md, API keys): what bin/keys.js does, on a database the
+// program opened, with the same rules as POST /api/keys. A service already running on the same
+// database sees a revocation made here within 2 seconds, as it sees one made by another process.
+import type { ScopeName } from './callers/scopes.ts';
+import { createStorage, type Database } from './db/engine.ts';
+import type { Storage } from './db/storage.ts';
+import { type ApiKeyView, presentApiKey, presentCreatedApiKey } from './keys/presenter.ts';
+import { type ApiKeyUseCases, createApiKeyUseCases } from './keys/use-cases.ts';
+import { validateNewApiKey } from './keys/validate.ts';
+import { decodeCursor, DEFAULT_LIMIT, encodeCursor, MAX_LIMIT } from './shared/paging.ts';
+import type { FieldError } from './shared/validation.ts';
+
+export type { ApiKeyView } from './keys/presenter.ts';
+
+/** What a new key is made of; `expiresAt` an RFC 3339 time in the future, or null (the default) for never. */
+export interface ApiKeyRequest {
+  name: string;
+  scopes: readonly ScopeName[];
+  expiresAt?: string | null;
+}
+
+/** A request for a key that POST /api/keys would refuse with 422; `errors` lists every field error. */
+export class ApiKeyValidationError extends Error {
+  override name = 'ApiKeyValidationError';
+  readonly errors: readonly FieldError[];
+
+  constructor(errors: readonly FieldError[]) {
+    super(`invalid API key request: ${errors.map((error) => error.detail).join('; ')}`);
+    this.errors = errors;
+  }
+}
+
+// The storage of `db` and the key use cases on it; cheap enough to make for each call.
+function keysOn(db: Database): { storage: Storage; keys: ApiKeyUseCases } {
+  const storage = createStorage(db);
+  return { storage, keys: createApiKeyUseCases(storage.keys) };
+}
+
+/** Makes a key; resolves to its ApiKey and the key itself, which is shown nowhere else: store it now. */
+export async function createApiKey(db: Database, request: ApiKeyRequest): Promise<ApiKeyView & { key: string }> {
+  const { storage, keys } = keysOn(db);
+  // Only the members of a request, so an object with more in it is judged as POST /api/keys would judge its body.
+  const body = { name: request.name, scopes: request.scopes, ...(request.expiresAt === undefined ? {} : { expiresAt: request.expiresAt }) };
+  const result = validateNewApiKey(body, keys.now());
+  if (!result.ok) throw new ApiKeyValidationError(result.errors);
+  const { apiKey, key } = await storage.transaction((tx) => keys.create(tx, result.value));
+  return presentCreatedApiKey(apiKey, key);
+}
+
+/** One page of keys, newest first; pass `nextCursor` back as `cursor` for the next (null on the last). */
+export async function listApiKeys(db: Database, page: { limit?: number; cursor?: string } = {}): Promise<{ keys: ApiKeyView[]; nextCursor: string | null }> {
+  const limit = page.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new RangeError(`limit must be an integer from 1 to ${MAX_LIMIT}`);
+  const beforeId = page.cursor === undefined ? null : decodeCursor('keys', page.cursor);
+  if (beforeId === null && page.cursor !== undefined) throw new RangeError('cursor is not one listApiKeys issued');
+  const { items, nextBeforeId } = await keysOn(db).keys.list({ limit, beforeId });
+  return { keys: items.map(presentApiKey), nextCursor: nextBeforeId === null ? null : encodeCursor('keys', nextBeforeId) };
+}
+
+/** The key with this public id, or undefined. */
+export async function getApiKey(db: Database, id: string): Promise<ApiKeyView | undefined> {
+  const apiKey = await keysOn(db).keys.get(id);
+  return apiKey === undefined ? undefined : presentApiKey(apiKey);
+}
+
+/** Revokes a key (a key revoked already keeps its first revokedAt); resolves to it, or undefined when no key has this id. */
+export async function revokeApiKey(db: Database, id: string): Promise<ApiKeyView | undefined> {
+  const { storage, keys } = keysOn(db);
+  const outcome = await storage.transaction((tx) => keys.revoke(tx, id, () => true));
+  return outcome.kind === 'revoked' ? presentApiKey(outcome.apiKey) : undefined;
+}

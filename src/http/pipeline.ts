@@ -1,0 +1,194 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CredentialCheck, Identified, RefusalReason } from '../callers/caller.ts';
+import { allows } from '../callers/scopes.ts';
+import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
+import type { Logger } from '../log/logger.ts';
+import { throttled } from '../log/throttled.ts';
+import { logRequest } from './access-log.ts';
+import { forbidden, identifyRequest, unauthorized } from './bearer.ts';
+import type { ClientAddressResolver } from './client-address.ts';
+import { type Cors, isPreflight, NO_CORS } from './cors.ts';
+import { HttpError } from './errors.ts';
+import { checkHostHeader } from './host-header.ts';
+import { asClientError } from './problem.ts';
+import type { RateLimitGuard } from './rate-limit.ts';
+import type { Handler, Reply, RequestContext } from './reply.ts';
+import { requestIdFrom } from './request-id.ts';
+import { answerServerWide, parseRequestTarget, type RequestTarget, servedMethods } from './request-target.ts';
+import { sendProblem, sendReply } from './respond.ts';
+import type { RouteMatch, Router } from './router.ts';
+
+/** What the pipeline reports as requests pass, for whoever counts them (src/app.ts wires the metrics). */
+export interface RequestReport {
+  started(): void;
+  /** A request answered, under its route pattern (`UNMATCHED` for an unknown path). */
+  finished(method: string, route: string | null, status: number, startedAt: number): void;
+  rateLimited(): void;
+  replayed(): void;
+  refused(reason: RefusalReason): void;
+}
+
+/** Everything a request passes through, built once by src/app.ts. */
+export interface PipelineParts {
+  router: Router<Handler>;
+  logger: Logger;
+  /** Who calls, when SVC_AUTH is on; null: every route is open to anyone. */
+  credentials: CredentialCheck | null;
+  /** SVC_API_TOKEN's check of writes (only with SVC_AUTH=off), or null. */
+  checkToken: ((authorization: string | undefined) => void) | null;
+  limitRate: RateLimitGuard | null;
+  cors: Cors | null;
+  clientAddressOf: ClientAddressResolver;
+  report: RequestReport | null;
+}
+
+/** A `node:http` request listener, and the switch of a graceful shutdown. */
+export interface Pipeline {
+  listener(req: IncomingMessage, res: ServerResponse): void;
+  /** From now on, answer every request 503 with `Connection: close`. */
+  drain(): void;
+}
+
+// The answer to every CORS preflight; its CORS headers say whether the browser may go on.
+const PREFLIGHT: Reply = { status: 204 };
+// With SVC_API_TOKEN, every method that changes something needs the token (docs/configuration.md).
+const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
+const SHUTTING_DOWN = { detail: 'The service is shutting down.', headers: { connection: 'close' } };
+
+/** A request's context, filled in as the pipeline learns it (route parameters, caller). */
+type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
+
+/**
+ * The phases of every request, in order (docs/api.md, Order of checks): shutting down (503); one Host
+ * (400); a target that names the server, not a resource (`OPTIONS *`); a CORS preflight (204, before
+ * any credential); with SVC_AUTH on and a route that is not open, who calls (401, before anything about
+ * the path is told); the rate limit, per caller or per address (429); the route (404, 405); the token of
+ * SVC_API_TOKEN on writes, or the caller's scope (401, 403); then the handler.
+ */
+export function createPipeline(parts: PipelineParts): Pipeline {
+  const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report } = parts;
+  const serverWide = servedMethods(router.routes());
+  let draining = false;
+  // Each such request is answered 503 and access-logged; this says why, a line every few seconds.
+  const storageTrouble = throttled<{ reqId: string; error: Error }>(5_000, ({ reqId, error }, heldBack) => {
+    logger.warn('database unavailable or busy; answering 503', { reqId, reason: error.message, heldBack });
+  });
+
+  // Readiness probes come from orchestrators and load balancers, not clients: never limited.
+  function limit(res: ServerResponse, ctx: Context, client: string): void {
+    if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, client);
+  }
+
+  function found(match: RouteMatch<Handler>): Extract<RouteMatch<Handler>, { kind: 'found' }> {
+    if (match.kind === 'not_found') throw new HttpError('not_found');
+    if (match.kind === 'method_not_allowed') throw new HttpError('method_not_allowed', { headers: { allow: match.allow.join(', ') } });
+    return match;
+  }
+
+  // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes.
+  function dispatchOpen(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+    limit(res, ctx, clientAddress);
+    const route = found(match);
+    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
+    ctx.params = route.params;
+    return route.handler(ctx);
+  }
+
+  // SVC_AUTH on: the rate limit counts per caller, or per address without valid credentials, and a
+  // refusal (401) comes before the route is looked at.
+  function dispatchAs(identified: Identified, ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+    const caller = identified.ok ? identified.caller : null;
+    limit(res, ctx, caller === null ? clientAddress : `${caller.kind}:${caller.id}`);
+    if (!identified.ok) {
+      report?.refused(identified.refusal.reason);
+      throw unauthorized(identified.refusal);
+    }
+    const route = found(match);
+    if (route.access !== 'open' && !allows(identified.caller.scopes, route.access)) {
+      report?.refused('insufficient_scope');
+      throw forbidden(route.access);
+    }
+    ctx.params = route.params;
+    return route.handler(ctx);
+  }
+
+  // The match is made before the checks (it is pure), so even a refused request is counted under its route.
+  function route(ctx: Context, target: RequestTarget, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+    if (draining) throw new HttpError('unavailable', SHUTTING_DOWN);
+    checkHostHeader(ctx.req);
+    // `OPTIONS *` asks what the server as a whole supports, which the OpenAPI document tells anyone anyway.
+    if (target.form !== 'origin') {
+      limit(res, ctx, clientAddress);
+      return answerServerWide(target, ctx.method, serverWide);
+    }
+    // A preflight carries no credentials and does no work; a refused one (no CORS headers) looks the same whatever the path.
+    if (cors !== null && isPreflight(ctx.method, ctx.req.headers)) return PREFLIGHT;
+    if (credentials === null || (match.kind === 'found' && match.access === 'open')) return dispatchOpen(ctx, res, clientAddress, match);
+    const settle = (identified: Identified): Reply | Promise<Reply> => {
+      // Known from here on, for the handler and the access log (a 403 names its caller too).
+      if (identified.ok) ctx.caller = identified.caller;
+      return dispatchAs(identified, ctx, res, clientAddress, match);
+    };
+    const identified = identifyRequest(credentials, ctx.req.headers.authorization);
+    return identified instanceof Promise ? identified.then(settle) : settle(identified);
+  }
+
+  function listener(req: IncomingMessage, res: ServerResponse): void {
+    const startedAt = performance.now();
+    report?.started();
+    // Absolute form is served as its origin form, which is all the log, metrics and problems show.
+    const target = parseRequestTarget(req.url ?? '/');
+    const ctx: Context = {
+      req,
+      method: req.method ?? 'GET',
+      path: target.path,
+      query: new URLSearchParams(target.query),
+      params: {},
+      requestId: requestIdFrom(req.headers['x-request-id']),
+      caller: null,
+    };
+    const remoteAddress = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+    const match = router.match(ctx.method, ctx.path);
+    const corsHeaders = (cors === null ? NO_CORS : cors(ctx.method, ctx.path, req.headers)).headers;
+    const count = (status: number): void => report?.finished(ctx.method, match.kind === 'not_found' ? null : match.pattern, status, startedAt);
+    const finish = (status: number): void => {
+      count(status);
+      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: target.logged, remoteAddress, statusCode: status, startedAt, caller: ctx.caller });
+    };
+    const fail = (thrown: unknown): void => {
+      const error = asClientError(thrown);
+      if (thrown instanceof StorageUnavailableError || thrown instanceof StorageBusyError) storageTrouble({ reqId: ctx.requestId, error: thrown });
+      if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
+      else if (error.code === 'rate_limited') report?.rateLimited();
+      if (res.headersSent) {
+        res.destroy();
+        count(res.statusCode);
+        return;
+      }
+      // Once draining, a request that was already in flight still ends its connection.
+      if (draining) res.setHeader('connection', 'close');
+      sendProblem(req, res, error, ctx.path, ctx.requestId, corsHeaders);
+      finish(res.statusCode);
+    };
+    const succeed = (reply: Reply): void => {
+      if (draining) res.setHeader('connection', 'close');
+      if (reply.headers?.['idempotent-replayed'] !== undefined) report?.replayed();
+      sendReply(req, res, reply, ctx.requestId, corsHeaders);
+      finish(reply.status);
+    };
+    try {
+      const reply = route(ctx, target, res, remoteAddress, match);
+      if (reply instanceof Promise) reply.then(succeed, fail);
+      else succeed(reply);
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return {
+    listener,
+    drain: () => {
+      draining = true;
+    },
+  };
+}

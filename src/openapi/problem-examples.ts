@@ -1,0 +1,91 @@
+import type { CredentialCheck } from '../callers/caller.ts';
+import { type ErrorCode, HttpError, type HttpErrorOptions } from '../http/errors.ts';
+import { forbidden, identifyRequest, unauthorized } from '../http/bearer.ts';
+import { problemFor } from '../http/problem.ts';
+import type { Access } from '../http/router.ts';
+import { validationFailed } from '../http/write-input.ts';
+import { validateNewApiKey } from '../keys/validate.ts';
+import { validateNewProduct, validateProductPatch } from '../products/validate.ts';
+import type { Validated } from '../shared/validation.ts';
+import { validateNewWorkspace, validateWorkspacePatch } from '../workspaces/validate.ts';
+import type { DocumentedAuth } from './options.ts';
+import type { JsonObject } from './schemas.ts';
+
+/** The kinds of operation of the document; an error is placed on some of them. */
+export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove';
+
+/** The resources, by their path segment; a use-case rule of one is placed on it alone. */
+export type ResourceName = 'products' | 'workspaces' | 'keys';
+
+/** Where an example problem is answered: the operation's kind, resource and access, and its path. */
+export interface ExamplePlace {
+  instance: string;
+  kind?: OperationKind;
+  resource?: ResourceName;
+  access?: Access;
+  auth?: DocumentedAuth;
+}
+
+const REQUEST_ID = '5b0c7e0e-3f1a-4c57-9d39-1f7d6c0b7a11';
+// When a key's expiry is judged in the example: an expiry before it is `too_small`.
+const EXAMPLE_NOW = new Date('2026-11-22T09:30:00.000Z');
+
+// Field errors of each body, made by the service's own validators so the examples cannot drift.
+const INVALID_BODIES: Readonly<Record<ResourceName, Partial<Record<OperationKind, () => Validated<unknown>>>>> = {
+  products: { create: () => validateNewProduct({ priceInCents: -1 }), change: () => validateProductPatch({ name: null, priceInCents: 1.5 }) },
+  workspaces: { create: () => validateNewWorkspace({ name: '   ', colour: 'red' }), change: () => validateWorkspacePatch({ name: null }) },
+  keys: { create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW) },
+};
+
+const INVALID_QUERY: HttpErrorOptions = {
+  detail: 'limit must be an integer from 1 to 200',
+  errors: [{ parameter: 'limit', code: 'too_large', detail: 'limit must be an integer from 1 to 200' }],
+};
+
+// The request header each kind of operation checks, named in its invalid_header example.
+const HEADER_OF_KIND: Partial<Record<OperationKind, { name: string; detail: string }>> = {
+  create: { name: 'Idempotency-Key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' },
+  read: { name: 'If-None-Match', detail: 'If-None-Match must be * or a list of entity tags such as "3" (quotes included).' },
+  change: { name: 'If-Match', detail: 'If-Match must be * or a list of entity tags such as "3" (quotes included).' },
+  remove: { name: 'If-Match', detail: 'If-Match must be * or a list of entity tags such as "3" (quotes included).' },
+};
+const KEYS_TAKE_NO_IDEMPOTENCY_KEY =
+  'POST /api/keys takes no Idempotency-Key: its response carries the new key, which is never stored for a replay.';
+
+function headerError(place: ExamplePlace): HttpError {
+  const header =
+    place.resource === 'keys' && place.kind === 'create'
+      ? { name: 'Idempotency-Key', detail: KEYS_TAKE_NO_IDEMPOTENCY_KEY }
+      : HEADER_OF_KIND[place.kind ?? 'read'];
+  if (header === undefined) return new HttpError('invalid_header');
+  return new HttpError('invalid_header', { detail: header.detail, errors: [{ parameter: header.name, code: 'invalid', detail: header.detail }] });
+}
+
+function fieldErrors(place: ExamplePlace): HttpError {
+  const invalid = place.resource === undefined || place.kind === undefined ? undefined : INVALID_BODIES[place.resource][place.kind];
+  const result = invalid?.();
+  return result === undefined || result.ok ? new HttpError('validation_failed') : validationFailed(result);
+}
+
+// The refusal of a request that came without a credential, as the service words it.
+const NEVER_ASKED: CredentialCheck = { identify: () => ({ ok: false, refusal: { reason: 'unknown', detail: '' } }) };
+function missingCredential(place: ExamplePlace): HttpError {
+  if (place.auth === undefined || place.auth.mode === 'off') return new HttpError('unauthorized');
+  const identified = identifyRequest(NEVER_ASKED, undefined);
+  return identified instanceof Promise || identified.ok ? new HttpError('unauthorized') : unauthorized(identified.refusal);
+}
+
+/** The error the service raises for `code` at `place`, with the details and field errors it would carry. */
+function errorAt(code: ErrorCode, place: ExamplePlace): HttpError {
+  if (code === 'validation_failed') return fieldErrors(place);
+  if (code === 'invalid_query') return new HttpError(code, INVALID_QUERY);
+  if (code === 'invalid_header') return headerError(place);
+  if (code === 'unauthorized') return missingCredential(place);
+  if (code === 'forbidden' && place.access !== undefined && place.access !== 'open') return forbidden(place.access);
+  return new HttpError(code);
+}
+
+/** A problem document for `code` as the service would send it at `place`. */
+export function exampleProblem(code: ErrorCode, place: ExamplePlace): JsonObject {
+  return { ...problemFor(errorAt(code, place), place.instance, REQUEST_ID) };
+}

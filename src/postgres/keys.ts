@@ -1,0 +1,34 @@
+import type { ApiKey } from '../keys/model.ts';
+import type { ApiKeyRepository } from '../keys/repository.ts';
+import { API_KEY_COLUMNS, apiKeyFromRow, scopesText } from '../keys/rows.ts';
+import type { SqlRunner } from './client.ts';
+import { asNumber, isoText } from './sql.ts';
+
+// The times are formatted by the server into the text SQLite stores (see isoText); a NULL stays NULL.
+const COLUMNS = API_KEY_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');
+
+/** An ApiKeyRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
+export function createPostgresApiKeyRepository(db: SqlRunner): ApiKeyRepository {
+  const one = async (sql: string, id: string): Promise<ApiKey | undefined> => {
+    const [row] = await db.rows(sql, [id]);
+    return row === undefined ? undefined : apiKeyFromRow(row);
+  };
+  return {
+    async insert(apiKey) {
+      const [row] = await db.rows('INSERT INTO api_keys (id, name, scopes, digest, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq', [
+        apiKey.id, apiKey.name, scopesText(apiKey.scopes), apiKey.digest, apiKey.createdAt, apiKey.expiresAt,
+      ]);
+      return { seq: asNumber(row?.[0]), ...apiKey };
+    },
+    findById: (id) => one(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, id),
+    // The row lock holds until the transaction ends, so a precondition checked on it stays true.
+    findForUpdate: (id) => one(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, id),
+    async revoke(id, at) {
+      await db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+    },
+    async listBefore(beforeSeq, limit) {
+      const rows = await db.rows(`SELECT ${COLUMNS} FROM api_keys WHERE seq < $1 ORDER BY seq DESC LIMIT $2`, [beforeSeq ?? Number.MAX_SAFE_INTEGER, limit]);
+      return rows.map(apiKeyFromRow);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
+import type { ApiKey } from '../keys/model.ts';
+import type { ApiKeyRepository } from '../keys/repository.ts';
+import { API_KEY_COLUMNS, apiKeyFromRow, scopesText } from '../keys/rows.ts';
+
+const COLUMNS = API_KEY_COLUMNS.join(', ');
+type Row = readonly SQLOutputValue[];
+
+/** An ApiKeyRepository on node:sqlite; statements are prepared once. */
+export function createSqliteApiKeyRepository(db: DatabaseSync): ApiKeyRepository {
+  const insert = db.prepare('INSERT INTO api_keys (id, name, scopes, digest, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE seq < ? ORDER BY seq DESC LIMIT ?`);
+  byId.setReturnArrays(true);
+  page.setReturnArrays(true);
+  const findById = async (id: string): Promise<ApiKey | undefined> => {
+    const row = byId.get(id) as Row | undefined;
+    return row === undefined ? undefined : apiKeyFromRow(row);
+  };
+  return {
+    async insert(apiKey) {
+      const result = insert.run(apiKey.id, apiKey.name, scopesText(apiKey.scopes), apiKey.digest, apiKey.createdAt, apiKey.expiresAt);
+      return { seq: Number(result.lastInsertRowid), ...apiKey };
+    },
+    findById,
+    // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
+    findForUpdate: findById,
+    async revoke(id, at) {
+      revoke.run(at, id);
+    },
+    async listBefore(beforeSeq, limit) {
+      const rows = page.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];
+      return rows.map(apiKeyFromRow);
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { latestVersion } from '../../src/db/migrate.ts';
+import { spawnServe, urlOf } from '../ops/support.ts';
+import { BIN, linesOf, type RunResult, runBin } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+
+// bin/keys.js on the run's engine (the PostgreSQL pass runs this file too): how the first admin key is
+// made. Exit 0 done, 1 refused or failed, 2 usage; a new key is printed once, alone on stdout.
+const KEY_LINE = /^svc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}\n$/;
+
+describe('bin/keys.js', () => {
+  let database: TestDatabase;
+  before(async () => {
+    database = await createTestDatabase();
+  });
+  after(() => database.drop());
+
+  const keys = (args: string[], env: Record<string, string> = database.env): Promise<RunResult> => runBin(BIN.keys, args, { env });
+  const secretOf = (key: string): string => key.trim().slice(17);
+
+  test('create prints the key once, alone on stdout, a note on stderr; list shows it without any secret; the key works', async () => {
+    const made = await keys(['create', '--name', 'first admin', '--scopes', 'admin']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.match(made.stdout, KEY_LINE);
+    const key = made.stdout.trim();
+    const id = key.slice(4, 16);
+    assert.match(made.stderr, new RegExp(`made API key ${id} \\(first admin; scopes admin; never expires\\)`));
+    assert.match(made.stderr, /shown this once/);
+    assert.ok(!made.stderr.includes(secretOf(key)));
+    const other = await keys(['create', '--name', 'ci deploys', '--scopes', 'write,read', '--expires-at', '2099-01-01T00:00:00+01:00']);
+    assert.equal(other.code, 0, other.stderr);
+    const listed = await keys(['list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const lines = linesOf(listed.stdout);
+    assert.match(lines[0] ?? '', /^ID +SCOPES +CREATED +EXPIRES +REVOKED +NAME$/);
+    assert.match(lines[1] ?? '', new RegExp(`^${other.stdout.slice(4, 16)} +read,write +\\S+ +2098-12-31T23:00:00.000Z +- +ci deploys$`));
+    assert.match(lines[2] ?? '', new RegExp(`^${id} +admin +\\S+ +- +- +first admin$`));
+    for (const secret of [secretOf(key), secretOf(other.stdout)]) assert.ok(!(listed.stdout + listed.stderr).includes(secret));
+
+    const server = spawnServe({ ...database.env, SVC_AUTH: 'keys' });
+    try {
+      const response = await fetch(`${await urlOf(server)}/api/keys`, { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(response.status, 200);
+      assert.deepEqual(((await response.json()) as { id: string }[]).map((apiKey) => apiKey.id), [other.stdout.slice(4, 16), id]);
+    } finally {
+      server.kill();
+      await server.exited;
+    }
+  });
+
+  test('revoke revokes (again: still 0); an unknown id is refused with 1', async () => {
+    const id = (await keys(['create', '--name', 'to revoke', '--scopes', 'read'])).stdout.slice(4, 16);
+    const revoked = await keys(['revoke', id]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`^API key ${id} is revoked \\(since \\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z\\)`));
+    assert.equal((await keys(['revoke', id])).stdout, revoked.stdout, 'a second revoke keeps the first time');
+    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', /^\S+ +read +\S+ +- +\d{4}-\S+Z +to revoke$/);
+    for (const unknown of ['AAAAAAAAAAAA', 'nope']) {
+      const refused = await keys(['revoke', unknown]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^no API key has the id /);
+    }
+  });
+
+  test('bad arguments exit 2 with the usage on stderr, before the database is touched, and print no key', async () => {
+    const before = await database.countRows('api_keys');
+    const cases: [string[], RegExp][] = [
+      [[], /^a command is required\n/],
+      [['mint'], /^unknown command "mint"\n/],
+      [['create', '--scopes', 'read'], /^--name: name is required\n/],
+      [['create', '--name', 'x'], /^--scopes: scopes is required\n/],
+      [['create', '--name', ' ', '--scopes', 'read,root,read', '--expires-at', 'yesterday'], /^--name: name must not be empty\n--scopes: scopes\/1 must be one of read, write, admin\n--scopes: scopes\/2 repeats read\n--expires-at: expiresAt must be null or an RFC 3339/],
+      [['create', '--name', 'x', '--scopes', 'read', '--expires-at', '2001-01-01T00:00:00Z'], /^--expires-at: expiresAt must be in the future\n/],
+      [['create', '--name', 'x', '--scopes', 'read', '--owner', 'me'], /^Unknown option '--owner'/],
+      [['create', '--name'], /argument missing/],
+      [['list', 'extra'], /^wrong arguments for list\n/],
+      [['list', '--name', 'x'], /^wrong arguments for list\n/],
+      [['revoke'], /^wrong arguments for revoke\n/],
+      [['revoke', 'a', 'b'], /^wrong arguments for revoke\n/],
+    ];
+    for (const [args, problem] of cases) {
+      const result = await keys(args, { SVC_DB_PATH: '/nonexistent/app.db' });
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, problem, args.join(' '));
+      assert.match(result.stderr, /\nusage:\n {2}node bin\/keys.js create --name NAME/);
+      assert.equal(result.stdout, '');
+    }
+    assert.equal(await database.countRows('api_keys'), before);
+    const help = await keys(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage:/);
+  });
+
+  test('a missing, unmigrated or older database is refused with 1 and the advice to migrate, changing nothing', async () => {
+    const empty = await createTestDatabase({ migrated: false });
+    const older = await createTestDatabase();
+    await older.setSchemaVersion(latestVersion() - 1);
+    try {
+      const missing = database.engine === 'sqlite' ? { SVC_DB_PATH: `${database.path ?? ''}.missing` } : null;
+      for (const env of [empty.env, older.env, ...(missing === null ? [] : [missing])]) {
+        for (const args of [['create', '--name', 'x', '--scopes', 'admin'], ['list'], ['revoke', 'AAAAAAAAAAAA']]) {
+          const result = await keys(args, env);
+          assert.equal(result.code, 1, `${args[0]} on ${JSON.stringify(env)}`);
+          assert.match(result.stderr, /run `node bin\/migrate\.js`/);
+          assert.equal(result.stdout, '');
+        }
+      }
+      assert.equal(await older.countRows('api_keys'), 0);
+    } finally {
+      await empty.drop();
+      await older.drop();
+    }
+  });
+});

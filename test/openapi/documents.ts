@@ -1,0 +1,46 @@
+import { createApp } from '../../src/app.ts';
+import { refused } from '../../src/callers/caller.ts';
+import { loadConfig } from '../../src/config.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { buildOpenApiDocument, openApiOptionsFor } from '../../src/openapi/document.ts';
+import { openDatabase } from '../../src/sqlite/database.ts';
+
+// The document of each mode, as a service configured so would serve it: built from the routes of a
+// real app (on an in-memory database), so each operation's scope is its route's own.
+type Json = Record<string, unknown>;
+
+/** The settings of each mode the document describes; `jwt` names a provider, `token` a token. */
+export const MODES = {
+  off: {},
+  token: { SVC_API_TOKEN: 'a-token-long-enough-1234' },
+  keys: { SVC_AUTH: 'keys' },
+  jwt: { SVC_AUTH: 'jwt', SVC_JWT_ISSUER: 'https://id.example.com/realms/acme', SVC_JWT_AUDIENCE: 'https://api.example.com' },
+} as const satisfies Record<string, Record<string, string>>;
+
+/** A mode of MODES. */
+export type Mode = keyof typeof MODES;
+
+/** The routes an app with `env` serves, with their access. */
+export function routesFor(env: Record<string, string>): ReturnType<typeof createApp>['routes'] {
+  const db = openDatabase(':memory:');
+  try {
+    migrate(db);
+    // jwt's own check comes with the access-token work; the routes do not depend on it.
+    const credentials = { identify: () => refused('unknown') };
+    const app = createApp({ db, config: loadConfig(env), logger: createLogger('silent'), credentials });
+    return [...app.routes];
+  } finally {
+    db.close();
+  }
+}
+
+/** The document a service with `env` serves. */
+export function documentFor(env: Record<string, string>): Json {
+  return buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routesFor(env)));
+}
+
+/** The document of `mode`, rate limiting on (so every response is listed) or off. */
+export function documentOf(mode: Mode, rateLimited = true): Json {
+  return documentFor({ ...MODES[mode], SVC_RATE_LIMIT: rateLimited ? '100' : '0' });
+}

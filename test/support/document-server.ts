@@ -1,0 +1,35 @@
+import { type CountingServer, startCountingServer } from './counting-server.ts';
+
+interface Document {
+  readonly status: number;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A loopback HTTP server of JSON documents (a JWKS, a discovery document) that counts what it is asked. */
+export interface DocumentServer extends CountingServer {
+  /** Serves `body` (JSON unless it is text already) at `path` from now on. */
+  serve(path: string, body: unknown, status?: number, headers?: Record<string, string>): void;
+  /** From now on, takes every request and never answers it (a provider that hangs). */
+  hang(): void;
+}
+
+/** Starts a DocumentServer on a free loopback port; unknown paths are 404. */
+export async function startDocumentServer(): Promise<DocumentServer> {
+  const server = await startCountingServer();
+  const documents = new Map<string, Document>();
+  server.handle((req, res) => {
+    const document = documents.get(req.url ?? '/');
+    if (document === undefined) res.writeHead(404).end();
+    else res.writeHead(document.status, { 'content-type': 'application/json', ...document.headers }).end(document.body);
+  });
+  return {
+    ...server,
+    serve(path, body, status = 200, headers = {}) {
+      documents.set(path, { status, body: typeof body === 'string' ? body : JSON.stringify(body), headers });
+    },
+    hang() {
+      server.handle(() => {});
+    },
+  };
+}

@@ -1,8 +1,7 @@
 import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { KEY_EXAMPLES } from './key-schemas.ts';
-import { jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
-import type { DocumentedOperation } from './operations.ts';
+import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { OperationPlace } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
 

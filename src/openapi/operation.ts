@@ -1,3 +1,4 @@
+import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
 import type { OpenApiOptions } from './options.ts';
 import { canHappen, codesByStatus, type OperationPlace, problemResponse } from './problems.ts';
@@ -46,4 +47,16 @@ export function operation(place: OperationPlace, options: OpenApiOptions, fields
   const security = securityOf(place.kind, place.access, options.auth);
   const parameters = [ref('parameters', 'XRequestId'), ...((fields['parameters'] as unknown[]) ?? [])];
   return { ...fields, ...describedAccess(place, options, fields['description']), parameters, security, responses };
+}
+
+/** Builds one operation object for a route that is served with `access`. */
+export type OperationBuilder = (options: OpenApiOptions, access: Access) => JsonObject;
+
+/** An operation the document knows how to describe: its method, path pattern and builder. */
+export interface DocumentedOperation {
+  method: string;
+  pattern: string;
+  build: OperationBuilder;
+  /** Parameters of the path item (the `{id}`), shared by every operation on it. */
+  pathParameters?: readonly JsonObject[];
 }

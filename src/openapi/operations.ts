@@ -1,25 +1,13 @@
 import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { keyOperations } from './key-paths.ts';
-import { jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
+import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import { accessOf } from './options.ts';
 import type { ResourceName } from './problems.ts';
 import { EXAMPLES, type JsonObject, ref } from './schemas.ts';
 import { docsPagePath, documentPath, readinessPath } from './service-paths.ts';
 
-export type { OpenApiOptions } from './operation.ts';
-
-/** Builds one operation object for a route that is served with `access`. */
-export type OperationBuilder = (options: OpenApiOptions, access: Access) => JsonObject;
-
-/** An operation the document knows how to describe: its method, path pattern and builder. */
-export interface DocumentedOperation {
-  method: string;
-  pattern: string;
-  build: OperationBuilder;
-  /** Parameters of the path item (the `{id}`), shared by every operation on it. */
-  pathParameters?: readonly JsonObject[];
-}
+export type { DocumentedOperation, OpenApiOptions, OperationBuilder } from './operation.ts';
 
 /** One resource of the API with its five operations. */
 interface Resource {

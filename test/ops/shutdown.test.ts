@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '../support/test-database.ts';
 import { PRODUCT, postHead, rawConnect, spawnServe, urlOf } from './support.ts';
 
@@ -106,4 +107,23 @@ test('SIGINT with nothing in flight exits 0 promptly, closing idle keep-alive co
   assert.equal(await serve.exited, 0);
   // Well under the 30 s grace period: nothing waited for the idle connection to time out.
   assert.ok(Date.now() - startedAt < 10_000);
+});
+
+test('SIGTERM while the server is still starting: it finishes starting, then stops gracefully and exits 0', async (t) => {
+  const database = await createTestDatabase();
+  const slowListen = fileURLToPath(new URL('./slow-listen.ts', import.meta.url));
+  const serve = spawnServe({ ...database.env, SVC_LOG_LEVEL: 'debug', NODE_OPTIONS: `--import=${slowListen}` });
+  t.after(async () => {
+    serve.kill();
+    await serve.exited;
+    await database.drop();
+  });
+  // 'starting' is written once the signal handlers are in place, and listening begins 300 ms later:
+  // the signal lands in the middle of start-up, where a handler installed after it would not be yet.
+  await serve.waitForLine((line) => line['msg'] === 'starting');
+  serve.child.kill('SIGTERM');
+  assert.equal(await serve.exited, 0, 'exited by itself, not killed by the signal');
+  const messages = serve.lines.map((line) => line['msg']);
+  assert.ok(messages.includes('shutting down') && messages.includes('stopped'), `lines: ${messages.join(', ')}`);
+  assert.ok(!messages.some((msg) => String(msg).startsWith('listening on')), 'a server asked to stop before it was up does not announce itself');
 });

@@ -65,8 +65,9 @@ export function createRouter<H>(): Router<H> {
     match(method, path) {
       const pathSegments = path.split('/');
       // Every route whose shape fits contributes to Allow, so a static route never hides
-      // another method of a parameter route that matches the same path.
-      const allow = new Set<string>();
+      // another method of a parameter route that matches the same path. (Made only for a 405:
+      // a request that is served allocates no set.)
+      let allow: Set<string> | undefined;
       let first: string | undefined;
       for (const route of table) {
         const params = matchSegments(route.segments, pathSegments);
@@ -74,10 +75,11 @@ export function createRouter<H>(): Router<H> {
         const found = route.handlers.get(method) ?? (method === 'HEAD' ? route.handlers.get('GET') : undefined);
         if (found !== undefined) return { kind: 'found', handler: found.handler, access: found.access, params, pattern: route.pattern };
         first ??= route.pattern;
+        allow ??= new Set<string>();
         for (const allowed of route.handlers.keys()) allow.add(allowed);
         if (route.handlers.has('GET')) allow.add('HEAD');
       }
-      return first === undefined ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow], pattern: first };
+      return first === undefined || allow === undefined ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow], pattern: first };
     },
     methodsAt(path) {
       const pathSegments = path.split('/');

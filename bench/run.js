@@ -86,7 +86,10 @@ async function peersSection(context) {
   for (const [engine, byEndpoint] of Object.entries(results)) {
     parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issue 19):\n\n${targetsTable(engine, byEndpoint)}`,
       `What credentials cost:\n\n${credentialsTable(byEndpoint)}`);
-    if (context.baseline?.sameSchema) parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})\n\n${peersBaselineTable(byEndpoint)}`);
+    if (context.baseline) {
+      const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, from before API keys: auth off only)`;
+      parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint)}`);
+    }
   }
   const notes = skipped.length === 0 ? '' : `\n\nNot run:\n${[...new Set(skipped)].map((line) => `- ${line}`).join('\n')}`;
   const setup = `Auth modes: ${context.options.auth.join(', ')}; keys cached by the peers for 2 s as by the service; tokens ${context.credentials.jwt.alg}, verified with jose against the local issuer's JWKS (fetched ${context.credentials.jwksFetches.count} times in all).`;
@@ -112,7 +115,7 @@ try {
   const template1k = seededDatabase(dir, 'template-1k', 1_000, build.migrate);
   const baseline = options.baseline === undefined ? undefined : { build: baselineBuild(options.baseline, dir) };
   if (baseline) baseline.template1k = seededDatabase(dir, 'baseline-1k', 1_000, baseline.build.migrate);
-  // The peers scenario compares builds of one schema; a baseline of another is for the side by side.
+  // A baseline of another schema runs in the peers part with auth off only (scenarios/peers.js).
   if (baseline) baseline.sameSchema = baseline.build.schemaVersion === build.schemaVersion;
   // Every database holds the benchmark's API keys; tokens come from a local issuer in this process.
   credentials = options.only.has('peers') ? await benchCredentials() : undefined;
@@ -128,7 +131,7 @@ try {
     return `${text}\n\nLoad average (1 min) during this part: ${loadSince(mark)}.`;
   };
   if (options.only.has('peers')) {
-    const turns = plannedTurns(options, baseline?.sameSchema === true);
+    const turns = plannedTurns(options, baseline);
     options.log(`peers: ${turns} contenders × (${options.warmupSeconds} s warm-up + ${options.rounds} × ${options.seconds} s) ≈ ${Math.ceil((turns * (options.warmupSeconds + options.rounds * options.seconds)) / 60)} min of load, plus start-up`);
     sections.push(await part(() => peersSection(context)));
   }

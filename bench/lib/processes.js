@@ -83,12 +83,15 @@ function vmHwmKb(pid) {
   }
 }
 
-// utime + stime of one process, in clock ticks (USER_HZ, 100 on Linux).
+// utime + stime of one process, plus cutime + cstime (its children that have exited and been waited
+// for), in clock ticks (USER_HZ, 100 on Linux). With the children's share a tree's sum never falls
+// when a process in it exits: PostgreSQL's backends of a stopped server end during the next turn, and
+// without it their CPU vanished from the sum (negative database CPU per request).
 function cpuTicks(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   } catch {
     return 0;
   }

@@ -25,13 +25,17 @@ export const nameOf = (who, mode) => `${who}, ${mode}`;
 
 // The order of turns in a round: per mode, the hand-written peer, (the baseline,) ours, Fastify, so
 // ours is always one turn from each peer and the baseline beside ours.
+
+// A baseline of another schema (one from before API keys) knows no credentials, so it would serve a
+// keys or tokens mode openly, doing less work: it runs with auth off only.
+const baselineRuns = (baseline, mode) => baseline !== undefined && (baseline.sameSchema || mode === 'off');
 function sqliteSpecs({ dir, template1k, baseline }, endpoint, mode, credentials) {
   const db = (who, template = template1k) => copyOf(template, dir, `peers-${endpoint}-${mode}-${who}`);
   const peerEnv = peerAuthEnv(credentials, mode);
   const oursEnv = serviceAuthEnv(credentials, mode);
   return [
     { ...handwritten(dir, db('handwritten'), { name: nameOf(HANDWRITTEN, mode), authEnv: peerEnv }), mode, exactRules: true },
-    ...(baseline?.sameSchema ? [{ ...ours(dir, db('baseline', baseline.template1k), { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv }), mode, optional: true, exactRules: true }] : []),
+    ...(baselineRuns(baseline, mode) ? [{ ...ours(dir, db('baseline', baseline.template1k), { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv }), mode, optional: true, exactRules: true }] : []),
     { ...ours(dir, db('ours'), { name: nameOf(OURS, mode), extraEnv: oursEnv }), mode, optional: true, exactRules: true },
     { ...fastify(dir, db('fastify'), { name: nameOf(FASTIFY, mode), authEnv: peerEnv }), mode },
   ];
@@ -41,7 +45,7 @@ async function postgresSpecs({ dir, baseline }, pg, endpoint, mode, credentials)
   const url = (who, template = pg.templates.ours) => copyOfDatabase(pg.cluster, template, `peers_${endpoint}_${mode}_${who}`);
   const oursEnv = (databaseUrl) => ({ SVC_DATABASE_URL: databaseUrl, SVC_DB_POOL_SIZE: '10', ...serviceAuthEnv(credentials, mode) });
   return [
-    ...(pg.templates.baseline ? [{ ...ours(dir, undefined, { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv(await url('baseline', pg.templates.baseline)) }), mode, optional: true, exactRules: true }] : []),
+    ...(pg.templates.baseline && baselineRuns(baseline, mode) ? [{ ...ours(dir, undefined, { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv(await url('baseline', pg.templates.baseline)) }), mode, optional: true, exactRules: true }] : []),
     { ...ours(dir, undefined, { name: nameOf(OURS, mode), extraEnv: oursEnv(await url('ours')) }), mode, optional: true, exactRules: true },
     { ...fastify(dir, undefined, { name: nameOf(FASTIFY, mode), databaseUrl: await url('fastify'), authEnv: peerAuthEnv(credentials, mode) }), mode },
   ];
@@ -93,10 +97,11 @@ async function measureEndpoint(specs, endpoint, credentials, options, skipped) {
 }
 
 /** How many turns the scenario will run, for the estimate printed before it starts. */
-export function plannedTurns(options, hasBaseline) {
-  const perMode = (engine) => (engine === 'sqlite' ? 3 : 2) + (hasBaseline ? 1 : 0);
+export function plannedTurns(options, baseline) {
+  const baselineModes = options.auth.filter((mode) => baselineRuns(baseline, mode)).length;
+  const perEngine = (engine) => (engine === 'sqlite' ? 3 : 2) * options.auth.length + baselineModes;
   const endpoints = ENDPOINTS.filter((e) => options.endpoints.has(e)).length;
-  return [...options.engines].reduce((sum, engine) => sum + perMode(engine) * options.auth.length * endpoints, 0);
+  return [...options.engines].reduce((sum, engine) => sum + perEngine(engine) * endpoints, 0);
 }
 
 /** Runs every endpoint × engine; returns { results: engine → endpoint → name → summary, skipped, jwksFetches }. */
@@ -126,9 +131,9 @@ async function runOnPostgres(context, endpoints, skipped) {
   try {
     const templates = { ours: await seededPostgres(cluster, 'peers_template', currentBuild(), 1_000) };
     await seedKeysPostgres(cluster.urlFor(templates.ours), credentials.keyRows);
-    if (baseline?.sameSchema && baseline.build.hasPostgres) {
+    if (baseline?.build.hasPostgres) {
       templates.baseline = await seededPostgres(cluster, 'peers_baseline_template', baseline.build, 1_000);
-      await seedKeysPostgres(cluster.urlFor(templates.baseline), credentials.keyRows);
+      if (baseline.sameSchema) await seedKeysPostgres(cluster.urlFor(templates.baseline), credentials.keyRows);
     }
     const pg = { cluster, templates };
     const results = {};

@@ -67,19 +67,17 @@ export function createRouter<H>(): Router<H> {
       // Every route whose shape fits contributes to Allow, so a static route never hides
       // another method of a parameter route that matches the same path. (Made only for a 405:
       // a request that is served allocates no set.)
-      let allow: Set<string> | undefined;
-      let first: string | undefined;
+      let other: { pattern: string; allow: Set<string> } | undefined;
       for (const route of table) {
         const params = matchSegments(route.segments, pathSegments);
         if (params === null) continue;
         const found = route.handlers.get(method) ?? (method === 'HEAD' ? route.handlers.get('GET') : undefined);
         if (found !== undefined) return { kind: 'found', handler: found.handler, access: found.access, params, pattern: route.pattern };
-        first ??= route.pattern;
-        allow ??= new Set<string>();
-        for (const allowed of route.handlers.keys()) allow.add(allowed);
-        if (route.handlers.has('GET')) allow.add('HEAD');
+        other ??= { pattern: route.pattern, allow: new Set<string>() };
+        for (const allowed of route.handlers.keys()) other.allow.add(allowed);
+        if (route.handlers.has('GET')) other.allow.add('HEAD');
       }
-      return first === undefined || allow === undefined ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...allow], pattern: first };
+      return other === undefined ? NOT_FOUND : { kind: 'method_not_allowed', allow: [...other.allow], pattern: other.pattern };
     },
     methodsAt(path) {
       const pathSegments = path.split('/');

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { latestVersion, migrate, readMigrations } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/sqlite/database.ts';
-import { BIN, startBin } from '../support/cli.ts';
+import { BIN, schemaVersionOf, startBin } from '../support/cli.ts';
 import { holdWriteLock } from '../ops/write-lock.ts';
 
 const SQL_DIR = join(import.meta.dirname, '../../sql');
@@ -26,15 +25,6 @@ function databaseBehind(dir: string): string {
   return dbPath;
 }
 
-function versionOf(dbPath: string): number {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    return Number(db.prepare('PRAGMA user_version').get()?.['user_version']);
-  } finally {
-    db.close();
-  }
-}
-
 // docs/operations.md, Another process holding the SQLite file: a command-line tool, unlike a serving process, may wait on its thread for the lock.
 test('migrate waits for a write lock another process holds, then applies its files', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-migrate-lock-'));
@@ -51,5 +41,5 @@ test('migrate waits for a write lock another process holds, then applies its fil
   await holder.release();
   const result = await run.done;
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(versionOf(dbPath), latestVersion());
+  assert.equal(schemaVersionOf(dbPath), latestVersion());
 });

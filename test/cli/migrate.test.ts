@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, test } from 'node:test';
 import { latestVersion, readMigrations } from '../../src/db/migrate.ts';
-import { BIN, linesOf, type RunResult, runBin } from '../support/cli.ts';
+import { BIN, linesOf, type RunResult, runBin, schemaVersionOf } from '../support/cli.ts';
 
 const folders: string[] = [];
 after(() => folders.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -14,15 +14,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-migrate-'));
   folders.push(dir);
   return dir;
-}
-
-function versionOf(dbPath: string): number {
-  const db = new DatabaseSync(dbPath, { readOnly: true });
-  try {
-    return Number(db.prepare('PRAGMA user_version').get()?.['user_version']);
-  } finally {
-    db.close();
-  }
 }
 
 /** The one JSON line migrate logs on stdout. */
@@ -45,7 +36,7 @@ test('migrate creates the file and its folders, then a second run says it is alr
   assert.equal(applied.level, 30);
   assert.match(applied.msg, new RegExp(`migrated .* from version 0 to ${LATEST}`));
   assert.deepEqual(applied['applied'], ALL_FILES);
-  assert.equal(versionOf(dbPath), LATEST);
+  assert.equal(schemaVersionOf(dbPath), LATEST);
 
   const bytes = readFileSync(dbPath);
   const second = await migrateAt(dbPath);
@@ -106,7 +97,7 @@ test('an empty (0 byte) file is a database at version 0 and gets migrated', asyn
   assert.equal(readFileSync(dbPath).length, 0);
   const result = await migrateAt(dbPath);
   assert.equal(result.code, 0, result.stderr);
-  assert.equal(versionOf(dbPath), LATEST);
+  assert.equal(schemaVersionOf(dbPath), LATEST);
 });
 
 test('two migrations started at the same moment: one applies, the other finds it current', async () => {
@@ -118,7 +109,7 @@ test('two migrations started at the same moment: one applies, the other finds it
     const messages = results.map((result) => logLine(result).msg).sort();
     assert.match(messages[0] ?? '', /already current/, messages.join(' | '));
     assert.match(messages[1] ?? '', /migrated .* from version 0/, messages.join(' | '));
-    assert.equal(versionOf(dbPath), LATEST);
+    assert.equal(schemaVersionOf(dbPath), LATEST);
   }
 });
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute paths of the bin scripts, so tests may run them from any working directory. */
@@ -67,4 +68,14 @@ export async function runBin(script: string, args: readonly string[] = [], optio
 /** The non-empty lines of a stream's text. */
 export function linesOf(text: string): string[] {
   return text.split('\n').filter((line) => line !== '');
+}
+
+/** The schema version (`user_version`) of the SQLite file at `dbPath`, read without changing it. */
+export function schemaVersionOf(dbPath: string): number {
+  const db = new DatabaseSync(dbPath, { readOnly: true });
+  try {
+    return Number(db.prepare('PRAGMA user_version').get()?.['user_version']);
+  } finally {
+    db.close();
+  }
 }

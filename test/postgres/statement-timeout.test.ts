@@ -68,4 +68,34 @@ describe('a statement cut off by the server\'s statement_timeout', { skip: skipW
     assert.equal((await send(`${base}/api/products`)).status, 200);
     assert.equal((await post(`${base}/api/products`, PRODUCT)).status, 201);
   });
+
+  // docs/postgresql.md, Outages: a statement gets a third of the request timeout but at most 10 s, and
+  // the client waits at most 1 s more on a silent connection. With SVC_REQUEST_TIMEOUT_MS=60000 both
+  // caps bind: a frozen server costs a request about 11 s, where a third and a sixth would be 30 s.
+  test('with a long request timeout the caps bind: a frozen PostgreSQL is 503 after about 11 s, not 30', { timeout: 60_000 }, async () => {
+    const slow = await startNodes(url, 1, { SVC_REQUEST_TIMEOUT_MS: '60000', SVC_HEADERS_TIMEOUT_MS: '5000' });
+    let frozen: number[] = [];
+    try {
+      const base = slow.urls[0] ?? '';
+      // A connection open and idle in the pool, so the request sends its statement and meets silence.
+      assert.equal((await send(`${base}/api/products`)).status, 200);
+      frozen = cluster.processIds();
+      frozen.forEach((pid) => signal(pid, 'SIGSTOP'));
+      const answer = await send(`${base}/api/products`, {}, 40_000);
+      assertUnavailable(answer, 'a read on a frozen server');
+      // 11 s and some for a loaded machine; without the caps it would be 20 s or more.
+      assert.ok(answer.ms >= 10_000 && answer.ms < 16_000, `answered after ${Math.round(answer.ms)} ms`);
+    } finally {
+      frozen.forEach((pid) => signal(pid, 'SIGCONT'));
+      slow.kill();
+    }
+  });
 });
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // the process ended meanwhile
+  }
+}

@@ -11,7 +11,7 @@ import { type Answer, errorLines, migratedDatabase, type Nodes, post, send, star
 // waits for a lock another session holds meets the server's timeout first, not the client's.
 const ENV = { SVC_REQUEST_TIMEOUT_MS: '6000', SVC_HEADERS_TIMEOUT_MS: '5000' };
 
-describe('a statement cut off by the server\'s statement_timeout', { skip: skipWithoutPostgres() }, () => {
+describe('PostgreSQL timeouts: a statement the server cuts off, and the caps on every wait', { skip: skipWithoutPostgres() }, () => {
   let cluster: PostgresCluster;
   let url = '';
   let nodes: Nodes;

@@ -8,6 +8,7 @@ import { Scope } from '../../src/callers/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { StorageBusyError, StorageUnavailableError } from '../../src/db/errors.ts';
 import { closeDatabase } from '../../src/db/engine.ts';
+import { continuedRequest } from '../support/raw-http.ts';
 import { capturingLogger } from '../support/server.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
@@ -114,6 +115,25 @@ describe('createApp with SVC_AUTH=keys and an embedding program\'s own credentia
     const replay = await create('writer-w1', 'one');
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(replay.headers.get('location'), first.headers.get('location'));
+  });
+
+  test('an Idempotency-Key in flight holds only its own caller: another caller with the same key is served meanwhile', async () => {
+    const body = JSON.stringify({ name: 'concurrent', priceInCents: 5 });
+    const create = (who: string) =>
+      fetch(`${url}/api/products`, { method: 'POST', headers: { ...as(who), 'content-type': 'application/json', 'idempotency-key': 'concurrent-key' }, body });
+    const head = ['POST /api/products HTTP/1.1', 'Host: localhost', 'Authorization: Bearer writer-w3', 'Content-Type: application/json'];
+    head.push(`Content-Length: ${Buffer.byteLength(body)}`, 'Idempotency-Key: concurrent-key', 'Connection: close');
+    // Caller w3's request is held in flight: its headers are in, its body not yet sent.
+    const slow = await continuedRequest(url, head.join('\r\n'), body);
+    const retry = await create('writer-w3');
+    assert.equal(retry.status, 409, 'its own retry meanwhile');
+    await retry.arrayBuffer();
+    const other = await create('writer-w4');
+    assert.equal(other.status, 201, 'another caller with the same key is not held up');
+    await other.arrayBuffer();
+    const first = await slow.finish();
+    assert.equal(first.status, 201);
+    assert.notEqual(first.headers['location'], other.headers.get('location'));
   });
 
   test('a check that rejects with a storage error is 503 with Retry-After; any other rejection is a 500 that says nothing', async () => {

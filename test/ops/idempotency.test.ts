@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
+import { continuedRequest } from '../support/raw-http.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { PRODUCT, postHead, rawConnect } from './support.ts';
 
@@ -67,6 +68,23 @@ test('a request with a key that is still being processed gets 409 idempotency_ke
   assert.equal(retry.status, 201);
   assert.equal(retry.headers.get('idempotent-replayed'), 'true');
   assert.equal(await retry.text(), first.body);
+});
+
+test('a key in flight holds only its own method and path: the same key on another path is served meanwhile', async () => {
+  const body = JSON.stringify(PRODUCT);
+  const head = ['POST /api/products HTTP/1.1', 'Host: localhost', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Idempotency-Key: in-flight-2', 'Connection: close'];
+  // Held in flight: its headers are in, its body not yet sent.
+  const slow = await continuedRequest(server.url, head.join('\r\n'), body);
+  const same = await postJson(products(), PRODUCT, { 'idempotency-key': 'in-flight-2' });
+  assert.equal(same.status, 409, 'the first request is in flight');
+  await same.arrayBuffer();
+  const workspace = await postJson(`${server.url}/api/workspaces`, { name: 'Acme' }, { 'idempotency-key': 'in-flight-2' });
+  assert.equal(workspace.status, 201);
+  assert.match(workspace.headers.get('location') ?? '', /^\/api\/workspaces\/\d+$/);
+  await workspace.arrayBuffer();
+  const first = await slow.finish();
+  assert.equal(first.status, 201);
+  assert.match(first.headers['location'] ?? '', /^\/api\/products\/\d+$/);
 });
 
 /** Sends a request with a raw Idempotency-Key value (node:http allows bytes fetch would refuse). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type RawResponse, rawRequest } from '../support/raw-http.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 const POLICY = '"default";q=3;w=60';
@@ -205,5 +206,42 @@ describe('rate limiting is off by default', () => {
       assert.equal(response.headers.get('ratelimit'), null);
       await response.arrayBuffer();
     }
+  });
+});
+
+describe('targets that are not paths count against the limit too: OPTIONS *, refused targets, absolute form', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_RATE_LIMIT: '2', SVC_RATE_LIMIT_WINDOW_S: '60', SVC_TRUST_PROXY: '127.0.0.1' });
+  });
+  after(() => server.stop());
+
+  // One request on its own connection, its target on the request line as it is.
+  const raw = (method: string, target: string, client: string): Promise<RawResponse> =>
+    rawRequest(server.url, [`${method} ${target} HTTP/1.1`, `Host: ${new URL(server.url).host}`, 'Connection: close', `X-Forwarded-For: ${client}`].join('\r\n'));
+
+  test('OPTIONS * is counted, refused with 429 once over, and shares its quota with the paths', async () => {
+    const answers = [await raw('OPTIONS', '*', '198.51.100.30'), await raw('OPTIONS', '*', '198.51.100.30')];
+    assert.deepEqual(answers.map((answer) => answer.status), [204, 204]);
+    assert.deepEqual(answers.map((answer) => /^"default";r=(\d+);/.exec(answer.headers['ratelimit'] ?? '')?.[1]), ['1', '0']);
+    const over = await raw('OPTIONS', '*', '198.51.100.30');
+    assert.equal(over.status, 429);
+    assert.ok(Number(over.headers['retry-after']) >= 1, `Retry-After ${over.headers['retry-after']}`);
+    assert.equal((await raw('GET', '/api/products', '198.51.100.30')).status, 429);
+  });
+
+  test('a refused target (another scheme, user information) is counted: 400, 400, then 429', async () => {
+    const statuses = [];
+    for (const target of ['ftp://example.com/api/products', 'http://user:pw@example.com/api/products', 'ftp://example.com/api/products']) {
+      statuses.push((await raw('GET', target, '198.51.100.31')).status);
+    }
+    assert.deepEqual(statuses, [400, 400, 429]);
+  });
+
+  test('a path in absolute form is counted with its origin form', async () => {
+    const absolute = `http://${new URL(server.url).host}/api/products`;
+    const statuses = [];
+    for (const target of [absolute, '/api/products', absolute]) statuses.push((await raw('GET', target, '198.51.100.32')).status);
+    assert.deepEqual(statuses, [200, 200, 429]);
   });
 });

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type CountingServer, startCountingServer } from './counting-server.ts';
 
 interface Document {
@@ -12,17 +13,23 @@ export interface DocumentServer extends CountingServer {
   serve(path: string, body: unknown, status?: number, headers?: Record<string, string>): void;
   /** From now on, takes every request and never answers it (a provider that hangs). */
   hang(): void;
+  /**
+   * From now on, holds every request unanswered (a slow provider) until the returned release is
+   * called: it answers those held with the documents served then, and answers at once again.
+   */
+  hold(): () => void;
 }
 
 /** Starts a DocumentServer on a free loopback port; unknown paths are 404. */
 export async function startDocumentServer(): Promise<DocumentServer> {
   const server = await startCountingServer();
   const documents = new Map<string, Document>();
-  server.handle((req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const document = documents.get(req.url ?? '/');
     if (document === undefined) res.writeHead(404).end();
     else res.writeHead(document.status, { 'content-type': 'application/json', ...document.headers }).end(document.body);
-  });
+  };
+  server.handle(answer);
   return {
     ...server,
     serve(path, body, status = 200, headers = {}) {
@@ -30,6 +37,14 @@ export async function startDocumentServer(): Promise<DocumentServer> {
     },
     hang() {
       server.handle(() => {});
+    },
+    hold() {
+      const held: [IncomingMessage, ServerResponse][] = [];
+      server.handle((req, res) => held.push([req, res]));
+      return () => {
+        server.handle(answer);
+        for (const [req, res] of held.splice(0)) answer(req, res);
+      };
     },
   };
 }

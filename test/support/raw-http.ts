@@ -73,3 +73,32 @@ export async function halfSentRequest(url: string, head: string, body: string, s
     },
   };
 }
+
+/**
+ * Sends `head` (which should say `Connection: close`) with `Expect: 100-continue` and resolves once the
+ * server answers `100 Continue`: node:http says so in the same turn as it hands the request to the app,
+ * so the app has begun it (a keyed create has claimed its key) before any later request is read.
+ * `finish` sends the body and reads the final answer.
+ */
+export async function continuedRequest(url: string, head: string, body: string): Promise<{ finish(): Promise<RawResponse> }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => {});
+  await new Promise<void>((resolve, reject) => {
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      received += chunk;
+      if (/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/.test(received)) resolve();
+      else if (received.includes('\r\n\r\n')) reject(new Error(`no 100 Continue: ${received}`));
+    });
+    socket.write(`${head}\r\nExpect: 100-continue\r\n\r\n`);
+  });
+  return {
+    async finish() {
+      socket.write(body);
+      await closed;
+      return parse(received.replace(/^HTTP\/1\.1 100 [^\r]*\r\n\r\n/, ''), true);
+    },
+  };
+}

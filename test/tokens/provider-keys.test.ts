@@ -119,4 +119,23 @@ describe('a provider that cannot be reached: 401, never 500 and never a hang', (
       await hanging.stop();
     }
   });
+
+  test('with the default SVC_REQUEST_TIMEOUT_MS (30 s) the wait is capped at 5 s, not a third (10 s)', { timeout: 20_000 }, async () => {
+    const hanging = await startDocumentServer();
+    hanging.hang();
+    const issuer = 'https://id.example.com';
+    const server = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: issuer, SVC_JWT_AUDIENCE: API_AUDIENCE, SVC_JWT_JWKS_URL: `${hanging.origin}/jwks` });
+    try {
+      assert.equal(server.config.requestTimeoutMs, 30_000, 'the default');
+      const token = signJws({ alg: 'RS256', kid: 'k' }, { iss: issuer, aud: API_AUDIENCE, sub: 'x', exp: Math.floor(Date.now() / 1000) + 60 }, attacker.privateKey);
+      const started = performance.now();
+      assert.equal(await status(server, token), 401);
+      const waited = performance.now() - started;
+      // 5 s and some for a loaded machine; a third of the request timeout would be 10 s.
+      assert.ok(waited >= 4_000 && waited < 7_000, `answered after ${waited} ms`);
+    } finally {
+      await server.stop();
+      await hanging.stop();
+    }
+  });
 });

@@ -65,3 +65,54 @@ test('text from the document never becomes markup: one script, whatever a descri
   assert.equal(html.match(/<script/g)?.length, 1);
   assert.equal(html.match(/<img/g), null);
 });
+
+// Every string of a document made hostile, the served document's shape kept: each string value but
+// the few the page reads as structure (`type` and `in` keep their meaning, a `$ref` still points at
+// its target, renamed), and each name the document chooses (paths, statuses, media types, headers,
+// parameters, members, examples, schemas, security schemes) get HOSTILE appended.
+const HOSTILE = `"'></script><script>alert(1)</script><img src=x onerror=alert(1)>`;
+const NAME_MAPS = new Set(['paths', 'responses', 'content', 'headers', 'examples', 'properties', 'schemas', 'parameters', 'securitySchemes', 'requestBodies']);
+const KEPT = new Set(['type', 'in']);
+const pointerSafe = (text: string): string => text.replaceAll('~', '~0').replaceAll('/', '~1');
+
+// A `$ref` renamed as its target was: `#/components/<kind>/<name>`.
+function renamedRef(ref: string): string {
+  const parts = ref.split('/');
+  assert.equal(parts.length, 4, `a $ref of the form #/components/<kind>/<name>: ${ref}`);
+  return [...parts.slice(0, 3), `${parts[3]}${pointerSafe(HOSTILE)}`].join('/');
+}
+
+function hostileEverywhere(node: unknown, key: string, names: boolean, counter: { strings: number }): unknown {
+  if (typeof node === 'string') {
+    if (key === '$ref') return renamedRef(node);
+    if (KEPT.has(key)) return node;
+    counter.strings += 1;
+    return `${node}${HOSTILE}`;
+  }
+  // The objects of a `security` list are named by their keys, the schemes.
+  if (Array.isArray(node)) return node.map((item) => hostileEverywhere(item, key, key === 'security', counter));
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([name, value]) => {
+      // In a map of names, each value is an object of its own; elsewhere a field that is such a map makes one.
+      const nextNames = !names && NAME_MAPS.has(name) && typeof value === 'object' && value !== null && !Array.isArray(value);
+      if (names) counter.strings += 1;
+      return [names ? `${name}${HOSTILE}` : name, hostileEverywhere(value, names ? '' : name, nextNames, counter)];
+    }),
+  );
+}
+
+test('no string of the served document becomes markup, wherever it is: values and names, every one of them hostile', () => {
+  const namedExamples = JSON.stringify(ALL_ON).match(/"summary":/g)?.length ?? 0;
+  assert.ok(namedExamples > 10, 'the document has summaries, of operations and of named examples');
+  const counter = { strings: 0 };
+  const document = hostileEverywhere(ALL_ON, '', false, counter) as Json;
+  const { html } = buildDocsPage(document);
+  assert.equal(html.match(/<script/g)?.length, 1, 'only the page script');
+  assert.equal(html.match(/<img/g), null);
+  // The walk reached the page: the hostile text is shown, escaped, all over it.
+  const shown = html.split('&#60;img src=x onerror=alert(1)&#62;').length - 1;
+  assert.ok(shown > 1000, `the escaped text shown ${shown} times, of ${counter.strings} strings`);
+  const summaries = [...html.matchAll(/<details[^>]*><summary><code>[^<]*<\/code> ([^<]*)<\/summary>/g)].map((match) => match[1] ?? '');
+  assert.ok(summaries.length > 10 && summaries.every((summary) => summary.includes('&#60;script&#62;')), 'the summaries of named examples shown, escaped');
+});

@@ -90,6 +90,38 @@ describe('the issuer keys: fetched on demand, again for an unknown kid at most o
     assert.equal(jwks(), before + 2);
   });
 
+  test('the 30 s run from the start of a fetch, not its end: after a fetch that took 10 s, a new key is found 20 s later', async () => {
+    const before = jwks();
+    // The clock moves while the fetch is under way, as it does when a provider is slow.
+    const release = server.hold();
+    const waiting = check.identify(tokenOf(first));
+    await eventually('the fetch under way', () => jwks() === before + 1);
+    clock += 10_000;
+    release();
+    assert.equal(reason(await waiting), 'ok');
+    server.serve('/jwks', { keys: [first.publicJwk, second.publicJwk] });
+    clock += COOLDOWN_MS - 10_000 - 1;
+    assert.equal(reason(await check.identify(tokenOf(second))), 'unknown', '29.999 s after the fetch began');
+    assert.equal(jwks(), before + 1);
+    clock += 1;
+    assert.equal(reason(await check.identify(tokenOf(second))), 'ok', '30 s after the fetch began, 20 s after it ended');
+    assert.equal(jwks(), before + 2);
+  });
+
+  test('a token is judged at the end of the fetch it waited for: one that expires meanwhile is refused as expired', async () => {
+    clock = Math.floor(clock / 1000) * 1000;
+    // exp 59 s ago: within the 60 s of skew when the request comes, past it 2 s later.
+    const token = signJws({ alg: 'ES256', kid: first.kid }, { iss: ISSUER, aud: AUDIENCE, sub: 'u1', exp: clock / 1000 - 59 }, first.privateKey);
+    const release = server.hold();
+    const before = jwks();
+    const waiting = check.identify(token);
+    await eventually('the fetch under way', () => jwks() === before + 1);
+    clock += 2_000;
+    release();
+    assert.equal(reason(await waiting), 'expired');
+    assert.equal(reason(await check.identify(tokenOf(first))), 'ok', 'the keys were fetched');
+  });
+
   test('held keys are fetched again after 10 minutes, in the background, and a withdrawn key stops working', async () => {
     const token = tokenOf(first);
     assert.equal(reason(await check.identify(token)), 'ok');

@@ -4,6 +4,7 @@
 import type { ScopeName } from './callers/scopes.ts';
 import { createStorage, type Database } from './db/engine.ts';
 import type { Storage } from './db/storage.ts';
+import { keyDigest } from './keys/format.ts';
 import { type ApiKeyView, presentApiKey, presentCreatedApiKey } from './keys/presenter.ts';
 import { type ApiKeyUseCases, createApiKeyUseCases } from './keys/use-cases.ts';
 import { validateNewApiKey } from './keys/validate.ts';
@@ -68,4 +69,16 @@ export async function revokeApiKey(db: Database, id: string): Promise<ApiKeyView
   const { storage, keys } = keysOn(db);
   const outcome = await storage.transaction((tx) => keys.revoke(tx, id, () => true));
   return outcome.kind === 'revoked' ? presentApiKey(outcome.apiKey) : undefined;
+}
+
+/**
+ * Whether `key` (a whole key, its id `id`) is the stored key of that id: `same` when its SHA-256 is the
+ * digest stored, `other` when the id is a key's but the secret is not, `none` when no key has the id.
+ * For bin/keys.js revoke KEY; not part of the package's API.
+ */
+export async function wholeKeyMatch(db: Database, id: string, key: string): Promise<'same' | 'other' | 'none'> {
+  const apiKey = await keysOn(db).keys.get(id);
+  if (apiKey === undefined) return 'none';
+  // A plain comparison: the operator typed the key, so its timing tells nothing to anyone else.
+  return apiKey.digest === keyDigest(key).toString('base64url') ? 'same' : 'other';
 }

@@ -5,7 +5,7 @@ import { KEY_ID_PATTERN, parseKey } from '../keys/format.ts';
 export type Command =
   | { kind: 'create'; body: Record<string, unknown> }
   | { kind: 'list' }
-  /** `key`: the whole key the operator gave, when revoking by key rather than by id. */
+  // `key`: the whole key the operator gave, when revoking by key rather than by id.
   | { kind: 'revoke'; id: string; key?: string }
   | { kind: 'help' }
   | { kind: 'usage'; problem: string };

@@ -2,8 +2,9 @@
 // program opened, with the same rules as POST /api/keys. A service already running on the same
 // database sees a revocation made here within 2 seconds, as it sees one made by another process.
 import type { ScopeName } from './callers/scopes.ts';
-import { createStorage, type Database } from './db/engine.ts';
+import { createStorage, type Database, isPostgres } from './db/engine.ts';
 import type { Storage } from './db/storage.ts';
+import { keyDigest } from './keys/format.ts';
 import { type ApiKeyView, presentApiKey, presentCreatedApiKey } from './keys/presenter.ts';
 import { type ApiKeyUseCases, createApiKeyUseCases } from './keys/use-cases.ts';
 import { validateNewApiKey } from './keys/validate.ts';
@@ -30,10 +31,39 @@ export class ApiKeyValidationError extends Error {
   }
 }
 
-// The storage of `db` and the key use cases on it; cheap enough to make for each call.
-function keysOn(db: Database): { storage: Storage; keys: ApiKeyUseCases } {
+/** The storage of a database and the key use cases on it, built once per database. */
+interface KeysOn {
+  readonly storage: Storage;
+  readonly keys: ApiKeyUseCases;
+  /** False once the statements prepared for it are gone (a SQLite connection closed and opened again). */
+  usable(): boolean;
+}
+
+// Keyed by the database handle itself, so a handle the program drops takes its storage with it.
+const built = new WeakMap<Database, KeysOn>();
+
+// node:sqlite finalizes every statement of a connection that closes; `open()` may then reopen the same
+// handle, so a probe statement tells whether the ones prepared before are still there.
+function usableCheck(db: Database): () => boolean {
+  if (isPostgres(db)) return () => true;
+  const probe = db.prepare('SELECT 1');
+  return () => {
+    try {
+      return probe.sourceSQL !== '';
+    } catch {
+      return false;
+    }
+  };
+}
+
+// Each engine's storage prepares its statements (SQLite) and sets up its group commit once: not per call.
+function keysOn(db: Database): KeysOn {
+  const held = built.get(db);
+  if (held !== undefined && held.usable()) return held;
   const storage = createStorage(db);
-  return { storage, keys: createApiKeyUseCases(storage.keys) };
+  const fresh: KeysOn = { storage, keys: createApiKeyUseCases(storage.keys), usable: usableCheck(db) };
+  built.set(db, fresh);
+  return fresh;
 }
 
 /** Makes a key; resolves to its ApiKey and the key itself, which is shown nowhere else: store it now. */
@@ -68,4 +98,16 @@ export async function revokeApiKey(db: Database, id: string): Promise<ApiKeyView
   const { storage, keys } = keysOn(db);
   const outcome = await storage.transaction((tx) => keys.revoke(tx, id, () => true));
   return outcome.kind === 'revoked' ? presentApiKey(outcome.apiKey) : undefined;
+}
+
+/**
+ * Whether `key` (a whole key, its id `id`) is the stored key of that id: `same` when its SHA-256 is the
+ * digest stored, `other` when the id is a key's but the secret is not, `none` when no key has the id.
+ * For bin/keys.js revoke KEY; not part of the package's API.
+ */
+export async function wholeKeyMatch(db: Database, id: string, key: string): Promise<'same' | 'other' | 'none'> {
+  const apiKey = await keysOn(db).keys.get(id);
+  if (apiKey === undefined) return 'none';
+  // A plain comparison: the operator typed the key, so its timing tells nothing to anyone else.
+  return apiKey.digest === keyDigest(key).toString('base64url') ? 'same' : 'other';
 }

@@ -11,6 +11,7 @@ import { createPipeline, type RequestReport } from './http/pipeline.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
 import type { Handler } from './http/reply.ts';
 import { type Access, createRouter } from './http/router.ts';
+import { secretRedactor } from './http/secret-redaction.ts';
 import type { WriteDeps } from './http/write-input.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
@@ -80,6 +81,7 @@ export function createApp(options: AppOptions): App {
     cors: createCors(config.corsOrigins, router.methodsAt),
     clientAddressOf: createClientAddressResolver(config.trustProxy),
     report: metrics === null ? null : reportTo(metrics),
+    redactUrl: secretRedactor([config.apiToken]),
   });
   return Object.assign((req: IncomingMessage, res: ServerResponse) => pipeline.listener(req, res), {
     drain: pipeline.drain,

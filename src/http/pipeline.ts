@@ -40,6 +40,8 @@ export interface PipelineParts {
   cors: Cors | null;
   clientAddressOf: ClientAddressResolver;
   report: RequestReport | null;
+  /** What a logged URL must not show besides keys and tokens (SVC_API_TOKEN's spellings); nothing by default. */
+  redactUrl?: (url: string) => string;
 }
 
 /** A `node:http` request listener, and the switch of a graceful shutdown. */
@@ -67,6 +69,7 @@ type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
  */
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report } = parts;
+  const redactUrl = parts.redactUrl ?? ((url: string) => url);
   const serverWide = servedMethods(router.routes());
   let draining = false;
   // Each such request is answered 503 and access-logged; this says why, a line every few seconds.
@@ -153,7 +156,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const count = (status: number): void => report?.finished(ctx.method, match.kind === 'not_found' ? null : match.pattern, status, startedAt);
     const finish = (status: number): void => {
       count(status);
-      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: target.logged, remoteAddress, statusCode: status, startedAt, caller: ctx.caller });
+      logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: redactUrl(target.logged), remoteAddress, statusCode: status, startedAt, caller: ctx.caller });
     };
     const fail = (thrown: unknown): void => {
       const error = asClientError(thrown);

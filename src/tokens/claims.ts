@@ -29,9 +29,15 @@ function scopeNames(value: unknown): readonly unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** The service's scopes a token grants: from `scope`, else `scp`; names the service does not have are ignored. */
+// Entra ID's app-only tokens carry their application permissions (app roles) in `roles`, always an
+// array, and no `scp`; RFC 9068 §2.2.3.1 names `roles` too. Another shape grants nothing.
+function roleNames(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** The service's scopes a token grants: from `scope` (else `scp`) and `roles`; names the service does not have are ignored. */
 export function grantedScopes(claims: Record<string, unknown>): Scope[] {
-  const names = scopeNames(claims['scope'] !== undefined ? claims['scope'] : claims['scp']);
+  const names = [...scopeNames(claims['scope'] !== undefined ? claims['scope'] : claims['scp']), ...roleNames(claims['roles'])];
   const scopes = new Set<Scope>();
   for (const name of names) {
     const scope = typeof name === 'string' ? scopeNamed(name) : undefined;

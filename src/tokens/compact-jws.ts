@@ -27,7 +27,9 @@ const KEY_CARRYING_HEADERS = ['jwk', 'jku', 'x5u', 'x5c'] as const;
 // media type is case-insensitive and `application/` may be left out.
 const ACCEPTED_TYPES: ReadonlySet<string> = new Set(['at+jwt', 'jwt']);
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM keeps a leading U+FEFF in the text, where JSON.parse refuses it; by default the decoder
+// would drop it silently, and a header or payload with one would parse as if it had none.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** `bytes` as a JSON object (UTF-8, no byte-order tricks), or null for anything else. */
 export function jsonObject(bytes: Buffer): Record<string, unknown> | null {

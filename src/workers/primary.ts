@@ -17,7 +17,8 @@ function urlOf(address: Address): string {
 /**
  * The primary of SVC_WORKERS > 1: forks the workers that share the port, replaces one that dies
  * (with back-off), gives up loudly on a crash loop, and on SIGTERM/SIGINT forwards SIGTERM to
- * every worker and exits 0 once all have exited. It holds no database connection.
+ * every worker and exits once all have exited: 0 when each stopped cleanly (exit code 0), else 1.
+ * It holds no database connection.
  */
 class Supervisor {
   readonly #config: Config;
@@ -67,6 +68,12 @@ class Supervisor {
   #onExit(worker: Worker, code: number | null, signal: string | null): void {
     this.#live.delete(worker);
     if (this.#exitCode !== null) {
+      // A worker whose own shutdown failed (or that died while stopping) makes the whole stop a failure,
+      // so an orchestrator sees it in the primary's exit status.
+      if (code !== 0 || signal !== null) {
+        this.#logger.error('worker did not stop cleanly', { workerPid: worker.process.pid, code, signal });
+        this.#exitCode = 1;
+      }
       if (this.#live.size === 0) this.#finish();
       return;
     }

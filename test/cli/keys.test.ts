@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { crc32 } from 'node:zlib';
+import { createApiKey } from '../../src/api-keys.ts';
+import { closeDatabase } from '../../src/db/engine.ts';
 import { latestVersion } from '../../src/db/migrate.ts';
+import { base62 } from '../../src/keys/format.ts';
 import { spawnServe, urlOf } from '../ops/support.ts';
 import { BIN, linesOf, type RunResult, runBin } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
@@ -8,6 +12,25 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
 // bin/keys.js on the run's engine (the PostgreSQL pass runs this file too): how the first admin key is
 // made. Exit 0 done, 1 refused or failed, 2 usage; a new key is printed once, alone on stdout.
 const KEY_LINE = /^svc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}\n$/;
+
+// A key of the real shape and checksum around `id`, with a secret no key has.
+function madeUpKey(id: string): string {
+  const body = `svc_${id}_${'s'.repeat(43)}`;
+  return body + base62(BigInt(crc32(body)), 6);
+}
+
+// The same key with its last checksum character changed: no longer a key.
+const respelled = (key: string): string => `${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`;
+
+// Neither stream shows any of `secrets`, nor a key's secret part alone.
+function assertShowsNone(result: RunResult, secrets: readonly string[]): void {
+  const output = result.stdout + result.stderr;
+  for (const secret of secrets) {
+    for (const part of secret.startsWith('svc_') ? [secret, secret.slice(17)] : [secret]) {
+      assert.ok(!output.includes(part), `the output shows ${part.slice(0, 8)}…:\n${output}`);
+    }
+  }
+}
 
 describe('bin/keys.js', () => {
   let database: TestDatabase;
@@ -56,11 +79,29 @@ describe('bin/keys.js', () => {
     assert.match(revoked.stdout, new RegExp(`^API key ${id} is revoked \\(since \\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z\\)`));
     assert.equal((await keys(['revoke', id])).stdout, revoked.stdout, 'a second revoke keeps the first time');
     assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', /^\S+ +read +\S+ +- +\d{4}-\S+Z +to revoke$/);
-    for (const unknown of ['AAAAAAAAAAAA', 'nope']) {
-      const refused = await keys(['revoke', unknown]);
-      assert.equal(refused.code, 1);
-      assert.match(refused.stderr, /^no API key has the id /);
-    }
+    const refused = await keys(['revoke', 'AAAAAAAAAAAA']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^no API key has the id AAAAAAAAAAAA \(the 12 characters after svc_/);
+  });
+
+  test('revoke takes a whole key, as a leak is found; a key made up around a real id, or of an unknown id, revokes nothing', async () => {
+    const key = (await keys(['create', '--name', 'leaked', '--scopes', 'admin'])).stdout.trim();
+    const id = key.slice(4, 16);
+    const madeUp = madeUpKey(id);
+    const other = await keys(['revoke', madeUp]);
+    assert.equal(other.code, 1);
+    assert.match(other.stderr, new RegExp(`^the key given is not API key ${id}'s: its secret differs, so nothing was revoked`));
+    const unknown = madeUpKey('ZZZZZZZZZZZZ');
+    const none = await keys(['revoke', unknown]);
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /^no API key has the id ZZZZZZZZZZZZ \(the id of the key given\)/);
+    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', / +- +leaked$/, 'still live');
+
+    const revoked = await keys(['revoke', key]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`^API key ${id} is revoked \\(since `));
+    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', / +\d{4}-\S+Z +leaked$/);
+    for (const result of [other, none, revoked]) assertShowsNone(result, [key, madeUp, unknown]);
   });
 
   test('bad arguments exit 2 with the usage on stderr, before the database is touched, and print no key', async () => {
@@ -72,12 +113,21 @@ describe('bin/keys.js', () => {
       [['create', '--name', 'x'], /^--scopes: scopes is required\n/],
       [['create', '--name', ' ', '--scopes', 'read,root,read', '--expires-at', 'yesterday'], /^--name: name must not be empty\n--scopes: scopes\/1 must be one of read, write, admin\n--scopes: scopes\/2 repeats read\n--expires-at: expiresAt must be null or an RFC 3339/],
       [['create', '--name', 'x', '--scopes', 'read', '--expires-at', '2001-01-01T00:00:00Z'], /^--expires-at: expiresAt must be in the future\n/],
-      [['create', '--name', 'x', '--scopes', 'read', '--owner', 'me'], /^Unknown option '--owner'/],
-      [['create', '--name'], /argument missing/],
+      [['create', '--name', 'x', '--scopes', 'read', '--owner', 'me'], /^unknown option "--owner"\n/],
+      [['create', '--name'], /^--name needs a value/],
+      [['create', '--name', '--scopes', 'read'], /^--name needs a value/],
+      [['create', '--help=yes'], /^--help takes no value\n/],
+      // parseArgs keeps the last of a repeated option: one of these would make an admin key.
+      [['create', '--name', 'x', '--scopes', 'read', '--scopes', 'admin'], /^--scopes is given more than once: give each option once\n/],
+      [['create', '--name', 'x', '--name', 'y', '--scopes', 'read'], /^--name is given more than once/],
+      [['create', '--name=x', '--scopes', 'read', '--expires-at', '2098-01-01T00:00:00Z', '--expires-at=2099-01-01T00:00:00Z'], /^--expires-at is given more than once/],
+      [['create', '-h', '--help'], /^--help is given more than once/],
       [['list', 'extra'], /^wrong arguments for list\n/],
       [['list', '--name', 'x'], /^wrong arguments for list\n/],
       [['revoke'], /^wrong arguments for revoke\n/],
       [['revoke', 'a', 'b'], /^wrong arguments for revoke\n/],
+      [['revoke', 'nope'], /^revoke takes a key's id \(the 12 characters after svc_\) or a whole key; the argument is neither, and is not shown\n/],
+      [['revoke', respelled(madeUpKey('AAAAAAAAAAAA'))], /^the key given is not a whole key: its length, characters or checksum are wrong/],
     ];
     for (const [args, problem] of cases) {
       const result = await keys(args, { SVC_DB_PATH: '/nonexistent/app.db' });
@@ -90,6 +140,56 @@ describe('bin/keys.js', () => {
     const help = await keys(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage:/);
+  });
+
+  test('list prints every key, page after page: 401 keys are three pages of 200', async () => {
+    const db = database.open();
+    let made: string[];
+    try {
+      const created = await Promise.all(Array.from({ length: 401 }, (_, i) => createApiKey(db, { name: `bulk ${i}`, scopes: ['read'] })));
+      made = created.map((key) => key.id);
+    } finally {
+      await closeDatabase(db);
+    }
+    const listed = await keys(['list']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const ids = linesOf(listed.stdout).slice(1).map((line) => line.slice(0, 12));
+    assert.equal(ids.length, await database.countRows('api_keys'));
+    assert.equal(new Set(ids).size, ids.length, 'no key twice');
+    const shown = new Set(ids);
+    assert.deepEqual(made.filter((id) => !shown.has(id)), [], 'every key is listed');
+  });
+
+  test('no message of any command shows a credential it was given: a key, a token, a database password', async () => {
+    const real = (await keys(['create', '--name', 'real', '--scopes', 'read'])).stdout.trim();
+    const jwt = `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from('{"sub":"u1"}').toString('base64url')}.c2lnbmF0dXJl`;
+    const apiToken = 'tok-0123456789abcdefghij';
+    const password = 'pw-0123456789abcdefghij';
+    const secrets = [real, madeUpKey(real.slice(4, 16)), madeUpKey('ZZZZZZZZZZZZ'), jwt, apiToken, password];
+    const runs: [string[], Record<string, string>?][] = [
+      [['revoke', madeUpKey(real.slice(4, 16))]],
+      [['revoke', madeUpKey('ZZZZZZZZZZZZ')]],
+      [['revoke', respelled(real)]],
+      [['revoke', real.slice(17)]],
+      [['revoke', apiToken]],
+      [[apiToken]],
+      [['create', `--${apiToken}=x`, '--name', 'x', '--scopes', 'read']],
+      [['list', real]],
+      [['create', '--name', 'x', '--scopes', real, '--expires-at', jwt]],
+      [['create', '--name', real, '--name', real, '--scopes', 'read']],
+      [['create', '--name', `pasted ${real} and ${jwt}`, '--scopes', 'read']],
+      [['list']],
+      [['list'], { ...database.env, SVC_API_TOKEN: `${apiToken} with spaces` }],
+      [['list'], { SVC_DATABASE_URL: `postgres://svc:${password}@127.0.0.1:1/svc` }],
+      [['revoke', real]],
+    ];
+    const codes: (number | null)[] = [];
+    for (const [args, env] of runs) {
+      const result = await keys(args, env);
+      codes.push(result.code);
+      assertShowsNone(result, secrets);
+    }
+    assert.deepEqual(codes, [1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 1, 1, 0]);
   });
 
   test('a missing, unmigrated or older database is refused with 1 and the advice to migrate, changing nothing', async () => {

@@ -56,6 +56,17 @@ describe('access tokens from a real provider: who may do what', () => {
     assert.equal(response.headers.get('www-authenticate'), 'Bearer error="invalid_token", error_description="The access token has expired."');
   });
 
+  test('an app-only token as Entra ID sends it: its scopes in roles, not scp; only the exact names count', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const appOnly = (roles: unknown): string => provider.sign({ iss: provider.issuer, aud: API_AUDIENCE, sub: 'daemon-7', azp: 'daemon', exp: now + 300, roles });
+    const created = await postJson(`${server.url}/api/workspaces`, { name: 'by an app role' }, as(appOnly(['Task.Read', 'write'])));
+    assert.equal(created.status, 201);
+    for (const roles of [['Write', 'Task.Write'], 'write']) {
+      const refused = await postJson(`${server.url}/api/workspaces`, { name: 'refused' }, as(appOnly(roles)));
+      assert.equal(refused.status, 403, JSON.stringify(roles));
+    }
+  });
+
   test('read: lists and reads; writing is 403 insufficient_scope and changes nothing', async () => {
     const writer = await provider.token('robot-1', 'read write');
     const created = await postJson(`${server.url}/api/products`, { name: 'tokened', priceInCents: 5 }, as(writer));

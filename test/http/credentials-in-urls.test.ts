@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bearer, guessedKey, type KeysServer, startKeysServer } from '../support/keys.ts';
+import { rawRequest } from '../support/raw-http.ts';
+import { startTestServer } from '../support/server.ts';
 
 // docs/security.md: keys and tokens travel in Authorization only; one a client puts in the URL anyway
 // is still a credential, and the access log writes the URL with it replaced by [redacted].
@@ -39,4 +41,36 @@ test('a key or a token in the query string is never written to the access log', 
 test('URLs without a credential are logged as they came', async () => {
   await fetch(`${server.url}/api/products?limit=2&cursor=abc_svc_eyJ`, { headers: bearer(server.admin.key) });
   assert.ok(loggedUrls().includes('/api/products?limit=2&cursor=abc_svc_eyJ'));
+});
+
+test('SVC_API_TOKEN in a URL, however it is spelled, is never written to the access log', async () => {
+  // Characters a URL may carry as they are or percent-encoded, in either letter case.
+  const token = 'Api-T0ken/with+odd%chars!';
+  const tokenServer = await startTestServer({ SVC_API_TOKEN: token });
+  const everyCharEncoded = [...token].map((char) => `%${char.charCodeAt(0).toString(16)}`).join('');
+  const targets = [
+    `/api/products?token=${token}`,
+    `/api/products?token=${encodeURIComponent(token)}&limit=1`,
+    `/api/products?token=${everyCharEncoded}`,
+    `/api/products?token=${token.slice(0, 4)}${encodeURIComponent(token.slice(4)).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())}`,
+    `/api/nowhere/${encodeURIComponent(token)}`,
+  ];
+  try {
+    for (const target of targets) {
+      await rawRequest(tokenServer.url, `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n`, ['\r\n']);
+    }
+    tokenServer.app.logger.flush();
+    const urls = tokenServer.logs.flatMap((line) => ((line['req'] as { url?: unknown } | undefined)?.url as string | undefined) ?? []);
+    assert.deepEqual(urls, [
+      '/api/products?token=[redacted]',
+      '/api/products?token=[redacted]&limit=1',
+      '/api/products?token=[redacted]',
+      '/api/products?token=[redacted]',
+      '/api/nowhere/[redacted]',
+    ]);
+    const text = JSON.stringify(tokenServer.logs);
+    for (const spelling of [token, encodeURIComponent(token), everyCharEncoded, 'with+odd']) assert.ok(!text.includes(spelling), spelling);
+  } finally {
+    await tokenServer.stop();
+  }
 });

@@ -5,6 +5,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { restartDelayMs, RestartPolicy } from '../../src/workers/restart-policy.ts';
 import { migratedDatabaseFile, postJson } from '../support/server.ts';
 import { PRODUCT, type ServeProcess, spawnServe, urlOf } from './support.ts';
@@ -119,6 +120,27 @@ test('SVC_WORKERS=2: a worker that does not stop is SIGKILLed SVC_SHUTDOWN_TIMEO
     healthyLines.some((line) => line['msg'] === 'stopped' && line['pid'] === healthy),
     `the other worker stopped by itself; its lines and the primary's about it:\n${healthyLines.map((line) => JSON.stringify(line)).join('\n')}`,
   );
+  assert.equal(serve.lines.find((line) => line['msg'] === 'stopped' && line['pid'] === serve.child.pid)?.['exitCode'], 1);
+});
+
+test('SVC_WORKERS=2: a worker whose own shutdown fails makes the primary exit 1, once the other has stopped', async (t) => {
+  const { dir, dbPath } = migratedDatabaseFile();
+  const failingShutdown = fileURLToPath(new URL('./failing-shutdown.ts', import.meta.url));
+  const serve = spawnServe({ SVC_DB_PATH: dbPath, SVC_WORKERS: '2', NODE_OPTIONS: `--import=${failingShutdown}` });
+  t.after(() => {
+    for (const pid of workerStarts(serve.lines)) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+    serve.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await urlOf(serve);
+  await serve.waitForLine(() => serve.lines.filter((line) => line['msg'] === 'worker listening').length === 2);
+  serve.child.kill('SIGTERM');
+  assert.equal(await exitWithin(serve, 30_000), 1);
+  const failed = serve.lines.filter((line) => line['msg'] === 'shutdown failed').map((line) => line['pid']);
+  assert.equal(failed.length, 1, 'the first worker failed its shutdown');
+  const unclean = serve.lines.filter((line) => line['msg'] === 'worker did not stop cleanly');
+  assert.deepEqual(unclean.map((line) => [line['workerPid'], line['code']]), [[failed[0], 1]]);
+  assert.equal(serve.lines.filter((line) => line['msg'] === 'stopped' && line['pid'] !== serve.child.pid).length, 1, 'the other worker stopped cleanly');
   assert.equal(serve.lines.find((line) => line['msg'] === 'stopped' && line['pid'] === serve.child.pid)?.['exitCode'], 1);
 });
 

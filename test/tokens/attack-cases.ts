@@ -67,6 +67,25 @@ function respelled(token: string): string {
   return `${token.slice(0, -1)}${alphabet[alphabet.indexOf(token.at(-1) ?? 'A') + 1]}`;
 }
 
+// P-256's group order n: an ECDSA signature (r, s) verifies as (r, n − s) too.
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+// The ES256 token with its s in the lower or upper half of the group: the issuer's own signature,
+// spelled the other way when its s lies in the other half.
+function withS(token: string, half: 'lower' | 'upper'): string {
+  const [header = '', payload = '', signature = ''] = token.split('.');
+  const bytes = Buffer.from(signature, 'base64url');
+  const s = BigInt(`0x${bytes.subarray(32).toString('hex')}`);
+  const wanted = s > P256_ORDER / 2n === (half === 'upper') ? s : P256_ORDER - s;
+  return `${header}.${payload}.${b64url(Buffer.concat([bytes.subarray(0, 32), Buffer.from(wanted.toString(16).padStart(64, '0'), 'hex')]))}`;
+}
+
+// A token whose header and payload are exactly these texts, signed (RS256) by `key`.
+function signedText(header: string, payload: string, key: TestKey): string {
+  const input = `${b64url(header)}.${b64url(payload)}`;
+  return `${input}.${b64url(sign('sha256', Buffer.from(input), key.privateKey))}`;
+}
+
 function validTokens({ keys, now, audience, valid }: Kit): TokenCase[] {
   return [
     { name: 'RS256, valid', token: valid(), expect: 'accept', scopes: [Scope.read] },
@@ -193,6 +212,22 @@ function encodingAttacks({ keys, claims, valid }: Kit): TokenCase[] {
       token: valid({ padding: 'x'.repeat(8192) }),
       expect: 'malformed',
       joseDiffers: 'jose has no size limit; the service reads at most 8192 characters',
+    },
+    // Issuers' ECDSA (OpenSSL, Java, Go) puts s in either half, each about half the time: refusing the
+    // upper half would refuse half of an honest issuer's tokens, so both spellings are accepted.
+    { name: "ES256, the issuer's signature with s in the lower half", token: withS(es256, 'lower'), expect: 'accept' },
+    { name: 'ES256, the same signature as (r, n − s): s in the upper half', token: withS(es256, 'upper'), expect: 'accept' },
+    {
+      name: 'a header starting with a byte-order mark, signed by the issuer',
+      token: signedText(`\uFEFF${JSON.stringify({ alg: 'RS256', kid: 'rsa', typ: 'at+jwt' })}`, JSON.stringify(claims), keys.rsa),
+      expect: 'malformed',
+      joseDiffers: "jose's TextDecoder drops a leading byte-order mark; the service reads the bytes as sent, and JSON has no BOM",
+    },
+    {
+      name: 'a payload starting with a byte-order mark, signed by the issuer',
+      token: signedText(JSON.stringify({ alg: 'RS256', kid: 'rsa', typ: 'at+jwt' }), `\uFEFF${JSON.stringify(claims)}`, keys.rsa),
+      expect: 'malformed',
+      joseDiffers: "jose's TextDecoder drops a leading byte-order mark; the service reads the bytes as sent, and JSON has no BOM",
     },
   ];
 }

@@ -56,7 +56,7 @@ test('only an otherwise valid token learns it expired', () => {
   assert.deepEqual(checkClaims(old, EXPECTED, NOW), { ok: false, reason: 'expired' });
 });
 
-test('the caller: sub, client_id (else azp), scopes from scope (else scp), unknown names ignored', () => {
+test('the caller: sub, client_id (else azp), scopes from scope (else scp) and roles, unknown names ignored', () => {
   const caller = (claims: Record<string, unknown>): Caller | null => {
     const verdict = checkClaims({ ...base, ...claims }, EXPECTED, NOW);
     return verdict.ok ? verdict.caller : null;
@@ -71,6 +71,11 @@ test('the caller: sub, client_id (else azp), scopes from scope (else scp), unkno
   assert.deepEqual(grantedScopes({ scope: ['admin'] }), [Scope.admin]);
   assert.deepEqual(grantedScopes({ scope: 7, scp: 'read' }), []);
   assert.deepEqual(grantedScopes({ scope: 'READ Write constructor toString' }), []);
+  // Entra ID's app-only tokens: application permissions in `roles`, an array, added to any scope claim.
+  assert.deepEqual(grantedScopes({ roles: ['write', 'Task.ReadWrite.All'] }), [Scope.write]);
+  assert.deepEqual(grantedScopes({ scp: 'read', roles: ['admin'] }), [Scope.read, Scope.admin]);
+  assert.deepEqual(grantedScopes({ roles: 'admin' }), []);
+  assert.deepEqual(grantedScopes({ roles: ['Admin', 'ADMIN', 7] }), []);
 });
 
 test('verdicts: the exact token only, until it expires, least recently used dropped first', () => {

@@ -54,10 +54,13 @@ function setup(options: Partial<KeyCheckOptions> = {}) {
   return { db, storage, check, ids, clock, lookups, refreshes, fault, delay, make, close: () => db.close() };
 }
 
+// A check that never answers fails its test instead of holding up the run.
+const LIMIT = { timeout: 10_000 };
+
 const reasonOf = (identified: Identified | undefined): string => (identified === undefined ? 'none' : identified.ok ? 'ok' : identified.refusal.reason);
 const randomKey = (): string => generateKey().key;
 
-test('a malformed key and a bad checksum are refused without a lookup; one detail for malformed, unknown and a wrong secret', async () => {
+test('a malformed key and a bad checksum are refused without a lookup; one detail for malformed, unknown and a wrong secret', LIMIT, async () => {
   const { check, lookups, make, close } = setup();
   const { key } = await make(['read']);
   for (const credential of ['not-a-key', `${key.slice(0, -1)}${key.endsWith('a') ? 'b' : 'a'}`, key.slice(0, 40)]) {
@@ -74,7 +77,7 @@ test('a malformed key and a bad checksum are refused without a lookup; one detai
   close();
 });
 
-test('a good key is read once, then answered from memory without a promise until its read is 2 s old', async () => {
+test('a good key is read once, then answered from memory without a promise until its read is 2 s old', LIMIT, async () => {
   const { check, clock, lookups, make, close } = setup();
   const { id, key } = await make(['read', 'write']);
   const first = await check.identify(key);
@@ -92,7 +95,7 @@ test('a good key is read once, then answered from memory without a promise until
   close();
 });
 
-test('a revocation made elsewhere is seen once the cached read is 2 s old, and expiry at its exact instant', async () => {
+test('a revocation made elsewhere is seen once the cached read is 2 s old, and expiry at its exact instant', LIMIT, async () => {
   const { db, check, clock, make, close } = setup();
   const revoked = await make(['read']);
   const expiring = await make(['read'], '2030-01-01T00:00:01.500Z');
@@ -111,7 +114,7 @@ test('a revocation made elsewhere is seen once the cached read is 2 s old, and e
   close();
 });
 
-test('one read per id at a time: fifty requests for a stale key share one lookup', async () => {
+test('one read per id at a time: fifty requests for a stale key share one lookup', LIMIT, async () => {
   const { check, clock, lookups, make, close } = setup();
   const { key } = await make(['read']);
   await check.identify(key);
@@ -122,7 +125,7 @@ test('one read per id at a time: fifty requests for a stale key share one lookup
   close();
 });
 
-test('a re-read that fails rejects: no request is let through on what was read before, and the next one reads again', async () => {
+test('a re-read that fails rejects: no request is let through on what was read before, and the next one reads again', LIMIT, async () => {
   const { check, clock, fault, lookups, make, close } = setup();
   const { key } = await make(['read']);
   await check.identify(key);
@@ -136,7 +139,7 @@ test('a re-read that fails rejects: no request is let through on what was read b
   close();
 });
 
-test('remember: a key revoked by this process counts at once, and a read under way when it happened does not undo it', async () => {
+test('remember: a key revoked by this process counts at once, and a read under way when it happened does not undo it', LIMIT, async () => {
   const { db, check, clock, make, close, lookups } = setup();
   const made = await make(['admin']);
   await check.identify(made.key);
@@ -160,7 +163,7 @@ function gate(): { wait: () => Promise<void>; open: () => void } {
   return { wait: () => opened, open };
 }
 
-test('the 2 s of trust count from the START of a read: a read that took 1.5 s is trusted 0.5 s more, not 2 s', async () => {
+test('the 2 s of trust count from the START of a read: a read that took 1.5 s is trusted 0.5 s more, not 2 s', LIMIT, async () => {
   const { check, clock, delay, lookups, make, close } = setup();
   const { key } = await make(['read']);
   // The read is under way for 1.5 s of the check's clock: a revocation committed then may be missing from it.
@@ -179,7 +182,7 @@ test('the 2 s of trust count from the START of a read: a read that took 1.5 s is
   close();
 });
 
-test('an id found absent is not remembered: once a key with that id is stored, its next request is accepted', async () => {
+test('an id found absent is not remembered: once a key with that id is stored, its next request is accepted', LIMIT, async () => {
   const { storage, check, lookups, refreshes, close } = setup();
   const { id, key } = generateKey();
   assert.equal(reasonOf(await check.identify(key)), 'unknown');
@@ -194,7 +197,7 @@ test('an id found absent is not remembered: once a key with that id is stored, i
   close();
 });
 
-test('a refresh of the ids under way when a request arrives does not decide it: the key made meanwhile is accepted', async () => {
+test('a refresh of the ids under way when a request arrives does not decide it: the key made meanwhile is accepted', LIMIT, async () => {
   const { check, ids, delay, refreshes, make, close } = setup();
   await ids.refreshed();
   const held = gate();
@@ -216,7 +219,7 @@ test('a refresh of the ids under way when a request arrives does not decide it: 
   close();
 });
 
-test('a flood of invented ids costs no read of a key, and one refresh of the ids for all the requests that arrived together', async () => {
+test('a flood of invented ids costs no read of a key, and one refresh of the ids for all the requests that arrived together', LIMIT, async () => {
   const { check, ids, lookups, refreshes, make, close } = setup();
   await ids.refreshed();
   const good = await make(['read']);
@@ -229,7 +232,7 @@ test('a flood of invented ids costs no read of a key, and one refresh of the ids
   close();
 });
 
-test('refreshes of the ids: at most one at a time, and one per refreshGapMs, however many requests ask', async () => {
+test('refreshes of the ids: at most one at a time, and one per refreshGapMs, however many requests ask', LIMIT, async () => {
   let now = 0;
   const started: number[] = [];
   const ids = new KeyIds({
@@ -248,7 +251,7 @@ test('refreshes of the ids: at most one at a time, and one per refreshGapMs, how
   for (let i = 1; i < started.length; i++) assert.ok((started[i] ?? 0) - (started[i - 1] ?? 0) >= 95, `refresh ${i} came ${((started[i] ?? 0) - (started[i - 1] ?? 0)).toFixed(0)} ms after the one before`);
 });
 
-test('a refresh of the ids that fails rejects (503), never "unknown"; the next request tries again', async () => {
+test('a refresh of the ids that fails rejects (503), never "unknown"; the next request tries again', LIMIT, async () => {
   const { check, fault, make, close } = setup();
   const made = await make(['read']);
   fault.down = true;
@@ -259,7 +262,7 @@ test('a refresh of the ids that fails rejects (503), never "unknown"; the next r
   close();
 });
 
-test('a key known already: a wrong secret is refused without a read even when its 2 s are up; a revoked or expired key is answered from memory for good', async () => {
+test('a key known already: a wrong secret is refused without a read even when its 2 s are up; a revoked or expired key is answered from memory for good', LIMIT, async () => {
   const { db, check, clock, lookups, make, close } = setup();
   const live = await make(['read']);
   const revoked = await make(['read']);
@@ -277,7 +280,7 @@ test('a key known already: a wrong secret is refused without a read even when it
   close();
 });
 
-test('admit is asked before any database work for a credential not yet known to be valid, and a throw stops that work', async () => {
+test('admit is asked before any database work for a credential not yet known to be valid, and a throw stops that work', LIMIT, async () => {
   const { check, ids, lookups, refreshes, make, close } = setup();
   await ids.refreshed();
   const made = await make(['read']);
@@ -297,7 +300,7 @@ test('admit is asked before any database work for a credential not yet known to 
   close();
 });
 
-test('past maxKnown the least recently used key is read again; its id is still known, so it works', async () => {
+test('past maxKnown the least recently used key is read again; its id is still known, so it works', LIMIT, async () => {
   const { check, lookups, make, close } = setup({ maxKnown: 2 });
   const keys = await Promise.all([make(['read']), make(['read']), make(['read'])]);
   for (const { key } of keys) assert.equal(reasonOf(await check.identify(key)), 'ok');

@@ -74,13 +74,20 @@ export class KeyIds {
   // arrived together share one query.
   async #startNext(): Promise<void> {
     await this.#running?.catch(() => {});
-    const waitMs = this.#lastStartedAt + this.#gapMs - this.#now();
-    await new Promise<void>((resolve) => (waitMs > 0 ? setTimeout(resolve, waitMs).unref() : setImmediate(resolve)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // A timer may fire a little before the clock says it is due: wait again until it is.
+    for (let waitMs = this.#waitMs(); waitMs > 0; waitMs = this.#waitMs()) {
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(waitMs)).unref());
+    }
     this.#next = null;
     this.#lastStartedAt = this.#now();
     const running = this.#read();
     this.#running = running;
     return running;
+  }
+
+  #waitMs(): number {
+    return this.#lastStartedAt + this.#gapMs - this.#now();
   }
 
   async #read(): Promise<void> {

@@ -81,7 +81,9 @@ export class KeyIds {
     }
     this.#next = null;
     this.#lastStartedAt = this.#now();
-    const running = this.#read();
+    const running: Promise<void> = this.#read().finally(() => {
+      if (this.#running === running) this.#running = null;
+    });
     this.#running = running;
     return running;
   }

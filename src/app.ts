@@ -15,6 +15,7 @@ import { secretRedactor } from './http/secret-redaction.ts';
 import type { WriteDeps } from './http/write-input.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
+import { KeyIds } from './keys/key-ids.ts';
 import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
 import { createLogger, type Logger } from './log/logger.ts';
@@ -105,10 +106,16 @@ function reportTo(metrics: ServiceMetrics): RequestReport {
 // The service's own check for its mode (null when off); each kind of credential is one implementation of CredentialCheck.
 function credentialCheckFor(config: Config, storage: Storage, metrics: ServiceMetrics | null, logger: Logger): (CredentialCheck & Partial<KeyCheck>) | null {
   if (config.auth === 'off') return null;
-  if (config.auth === 'keys') return createKeyCheck({ find: (id) => storage.keys.findById(id), onLookup: (result) => metrics?.apiKeyLookups.inc(result) });
+  if (config.auth === 'keys') return keyCheckOn(storage, metrics);
   // The JWKS is fetched at most once per 30 s, so every failure is worth its line.
   const onKeysUnavailable = (error: Error): void => logger.warn('access-token keys could not be fetched; tokens signed by keys already held still work', { reason: error.message });
   return createTokenCheck(config.jwt, { requestTimeoutMs: config.requestTimeoutMs, onKeysUnavailable });
+}
+
+// The key check on `storage`, its database reads counted in the metrics.
+function keyCheckOn(storage: Storage, metrics: ServiceMetrics | null): KeyCheck {
+  const ids = new KeyIds({ idsAfter: (seq) => storage.keys.idsAfter(seq), onRefresh: (result) => metrics?.apiKeyIdRefreshes.inc(result) });
+  return createKeyCheck({ find: (id) => storage.keys.findById(id), onLookup: (result) => metrics?.apiKeyLookups.inc(result), ids });
 }
 
 // What each engine has to report: SQLite counts writes per group commit; PostgreSQL has no group

@@ -15,7 +15,7 @@ export interface Caller {
  * Why a request was refused, as the refusal counter labels it: a small fixed set, never a key id.
  * `missing`: no credential; `malformed`: not the shape of one; `unknown`: no such key or signing key;
  * `invalid`: a wrong secret, a bad signature or claim; `expired`, `revoked`: valid once;
- * `unverifiable`: it could not be checked now (lookup budget spent, provider unreachable);
+ * `unverifiable`: it could not be checked now (the token provider unreachable);
  * `insufficient_scope`: valid, without the scope (403).
  */
 export type RefusalReason = 'missing' | 'malformed' | 'unknown' | 'invalid' | 'expired' | 'revoked' | 'unverifiable' | 'insufficient_scope';
@@ -37,13 +37,20 @@ export interface Refusal {
 export type Identified = { readonly ok: true; readonly caller: Caller } | { readonly ok: false; readonly refusal: Refusal };
 
 /**
+ * Called by a check just before database work for a credential not yet known to be valid (the
+ * pipeline counts the request against its address there); throws (a 429) to stop that work.
+ */
+export type Admit = () => void;
+
+/**
  * One kind of credential (API keys, access tokens): the seam every kind implements, so the request
  * path has one code path for all of them. It never throws for a bad credential; it may reject when
- * storage cannot answer (StorageUnavailableError), which is a 503, not a 401.
+ * storage cannot answer (StorageUnavailableError), which is a 503, not a 401, and throws or rejects
+ * with what `admit` throws.
  */
 export interface CredentialCheck {
   /** The caller `credential` (the text after `Bearer `) stands for, or why not; synchronous when it can be. */
-  identify(credential: string): Identified | Promise<Identified>;
+  identify(credential: string, admit?: Admit): Identified | Promise<Identified>;
 }
 
 /** The one detail of every refusal that must not say which check failed. */

@@ -1,4 +1,4 @@
-import type { CredentialCheck, Identified, Refusal } from '../callers/caller.ts';
+import type { Admit, CredentialCheck, Identified, Refusal } from '../callers/caller.ts';
 import { nameOfScope, type Scope } from '../callers/scopes.ts';
 import { HttpError } from './errors.ts';
 
@@ -18,12 +18,12 @@ export function bearerCredential(authorization: string): string | null {
   return BEARER.exec(authorization)?.[1] ?? null;
 }
 
-/** Who sent a request, by its Authorization field and the kind of credential the service takes. */
-export function identifyRequest(check: CredentialCheck, authorization: string | undefined): Identified | Promise<Identified> {
+/** Who sent a request, by its Authorization field and the kind of credential the service takes; `admit` as CredentialCheck says. */
+export function identifyRequest(check: CredentialCheck, authorization: string | undefined, admit?: Admit): Identified | Promise<Identified> {
   // RFC 6750 §3.1: a request that presents no bearer credential (none, or another scheme) gets no error code.
   if (authorization === undefined || NO_BEARER_CREDENTIAL.test(authorization)) return MISSING;
   const credential = bearerCredential(authorization);
-  return credential === null ? MALFORMED : check.identify(credential);
+  return credential === null ? MALFORMED : check.identify(credential, admit);
 }
 
 // A quoted-string of RFC 6750 §3 carries no `"` or `\`, and only visible ASCII and spaces.

@@ -64,7 +64,8 @@ type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
  * The phases of every request, in order (docs/api.md, Order of checks): shutting down (503); one Host
  * (400); a target that names the server, not a resource (`OPTIONS *`); a CORS preflight (204, before
  * any credential); with SVC_AUTH on and a route that is not open, who calls (401, before anything about
- * the path is told); the rate limit, per caller or per address (429); the route (404, 405); the token of
+ * the path is told; an address over its rate limit gets 429 before a credential costs database work);
+ * the rate limit, per caller or per address (429); the route (404, 405); the token of
  * SVC_API_TOKEN on writes, or the caller's scope (401, 403); then the handler.
  */
 export function createPipeline(parts: PipelineParts): Pipeline {
@@ -78,8 +79,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   });
 
   // Readiness probes come from orchestrators and load balancers, not clients: never limited.
-  function limit(res: ServerResponse, ctx: Context, client: string): void {
-    if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, client);
+  function limit(res: ServerResponse, ctx: Context, client: string, peekOnly = false): void {
+    if (limitRate !== null && ctx.path !== '/api/ping') limitRate(res, client, peekOnly);
   }
 
   function found(match: RouteMatch<Handler>): Extract<RouteMatch<Handler>, { kind: 'found' }> {
@@ -127,12 +128,15 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     // A preflight carries no credentials and does no work; a refused one (no CORS headers) looks the same whatever the path.
     if (cors !== null && isPreflight(ctx.method, ctx.req.headers)) return PREFLIGHT;
     if (credentials === null || (match.kind === 'found' && match.access === 'open')) return dispatchOpen(ctx, res, clientAddress, match);
+    // Before a credential not yet known to be valid may cost database work: an address over its limit
+    // gets 429 without any. Not counted here: a valid key counts against its own quota, not its address's.
+    const admit = (): void => limit(res, ctx, clientAddress, true);
     const settle = (identified: Identified): Reply | Promise<Reply> => {
       // Known from here on, for the handler and the access log (a 403 names its caller too).
       if (identified.ok) ctx.caller = identified.caller;
       return dispatchAs(identified, ctx, res, clientAddress, match);
     };
-    const identified = identifyRequest(credentials, ctx.req.headers.authorization);
+    const identified = identifyRequest(credentials, ctx.req.headers.authorization, admit);
     return identified instanceof Promise ? identified.then(settle) : settle(identified);
   }
 

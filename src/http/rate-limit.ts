@@ -71,13 +71,23 @@ export class RateLimiter {
 
   /** Counts one request of `client` when it conforms; a refused request is not counted. */
   take(client: string): RateLimitDecision {
+    return this.#decide(client, true);
+  }
+
+  /** What take() would decide now, without counting anything. */
+  peek(client: string): RateLimitDecision {
+    return this.#decide(client, false);
+  }
+
+  #decide(client: string, counting: boolean): RateLimitDecision {
     const now = this.#ticksNow();
     const stored = this.#clients.get(client);
     const start = Math.max(stored ?? now, now);
     const allowed = start + this.#interval - now <= this.#window;
     const tat = allowed ? start + this.#interval : start;
     // Refused requests still count as being seen, or a flooding client would be evicted and start afresh.
-    this.#remember(client, tat);
+    if (counting) this.#remember(client, tat);
+    else if (!allowed) this.#remember(client, start);
     const backlog = tat - now;
     const remaining = Math.floor((this.#window - backlog) / this.#interval);
     // One more request fits once the backlog has shrunk to window − (remaining + 1)·T.
@@ -124,8 +134,11 @@ export function rateLimitKey(address: string): string {
   return `${groups.map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
 }
 
-/** A per-client limit of `limit` requests per `windowS` seconds, or null when SVC_RATE_LIMIT is 0. */
-export type RateLimitGuard = (res: ServerResponse, clientAddress: string) => void;
+/**
+ * A per-client limit of `limit` requests per `windowS` seconds, or null when SVC_RATE_LIMIT is 0.
+ * With `peekOnly`, the request is refused when its client is over the limit now, but not counted.
+ */
+export type RateLimitGuard = (res: ServerResponse, clientAddress: string, peekOnly?: boolean) => void;
 
 /**
  * Counts each request against its client; sets `RateLimit-Policy` and `RateLimit` (IETF httpapi
@@ -135,8 +148,9 @@ export function rateLimitGuard(limit: number, windowS: number, maxClients?: numb
   if (limit <= 0) return null;
   const limiter = new RateLimiter(maxClients === undefined ? { limit, windowMs: windowS * 1000 } : { limit, windowMs: windowS * 1000, maxClients });
   const policy = `"default";q=${limit};w=${windowS}`;
-  return (res, clientAddress) => {
-    const decision = limiter.take(rateLimitKey(clientAddress));
+  return (res, clientAddress, peekOnly = false) => {
+    const client = rateLimitKey(clientAddress);
+    const decision = peekOnly ? limiter.peek(client) : limiter.take(client);
     const current = `"default";r=${decision.remaining};t=${decision.resetSeconds}`;
     res.setHeader('ratelimit-policy', policy);
     res.setHeader('ratelimit', current);

@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import { type Caller, type CredentialCheck, type Identified, refused } from '../callers/caller.ts';
+import { type Admit, type Caller, type CredentialCheck, type Identified, refused } from '../callers/caller.ts';
 import { keyDigest, parseKey } from './format.ts';
+import type { KeyIds } from './key-ids.ts';
 import { LruMap } from './lru-map.ts';
 import type { ApiKey } from './model.ts';
-import { TokenBucket } from './token-bucket.ts';
 
 /** How a database read of one key id ended, as `api_key_lookups_total` labels it. */
 export type KeyLookupResult = 'found' | 'absent' | 'failed';
@@ -13,22 +13,20 @@ export const KEY_LOOKUP_RESULTS: readonly KeyLookupResult[] = ['found', 'absent'
 
 /** What the key check is built from; the numbers default to the documented ones (docs/security.md, API keys). */
 export interface KeyCheckOptions {
-  /** Reads a key by its public id (the repository's findById): the only I/O of the check. */
+  /** Reads a key by its public id (the repository's findById). */
   find(id: string): Promise<ApiKey | undefined>;
   /** Told of every read `find` made, and how it ended. */
   onLookup?: (result: KeyLookupResult) => void;
-  /** A monotonic clock in ms for the caches' ages and the budget (performance.now by default). */
+  /** The ids of every stored key, which decide whether an id is worth a read at all. */
+  ids: KeyIds;
+  /** A monotonic clock in ms for the cache's ages (performance.now by default). */
   now?: () => number;
   /** The wall clock in ms that expiry is judged by (Date.now by default). */
   wallNow?: () => number;
-  /** How long a read is trusted, for keys found and ids absent alike: 2000 ms. */
+  /** How long a read of a key is trusted: 2000 ms. */
   ttlMs?: number;
-  /** Reads of ids not known to exist: 20 a second on average, at most 20 at once. */
-  lookupsPerSecond?: number;
-  lookupBurst?: number;
-  /** Keys kept in memory per process (10,000) and absent ids (1,000), least recently used forgotten first. */
+  /** Keys kept in memory per process (10,000), least recently used forgotten first. */
   maxKnown?: number;
-  maxAbsent?: number;
 }
 
 /** The API-key kind of CredentialCheck, and how this process tells it of its own writes. */
@@ -48,6 +46,7 @@ interface Known {
 
 const EXPIRED = 'The API key has expired.';
 const REVOKED = 'The API key has been revoked.';
+const NO_GATE: Admit = () => {};
 
 function knownFrom(apiKey: ApiKey, readAt: number): Known {
   return {
@@ -59,66 +58,81 @@ function knownFrom(apiKey: ApiKey, readAt: number): Known {
   };
 }
 
-// Whether the whole key is the one stored, then whether it may still be used. Expiry is judged on
-// every request, so it is exact; expired and revoked are told only to whoever holds the whole key.
-function judge(known: Known, key: string, now: number): Identified {
+// Whether the whole key is the one stored. Equal lengths always (both SHA-256); the guard keeps a damaged row from throwing.
+function holds(known: Known, key: string): boolean {
   const presented = keyDigest(key);
-  // Equal lengths always (both SHA-256); the guard keeps a damaged row from throwing.
-  if (presented.length !== known.digest.length || !timingSafeEqual(presented, known.digest)) return refused('invalid');
+  return presented.length === known.digest.length && timingSafeEqual(presented, known.digest);
+}
+
+// Whether an expired or revoked key is so for good: neither is ever undone, so no read can change the answer.
+function settled(known: Known, now: number): boolean {
+  return known.revoked || (known.expiresAt !== null && now >= known.expiresAt);
+}
+
+// The whole key, then whether it may still be used. Expiry is judged on every request, so it is
+// exact; expired and revoked are told only to whoever holds the whole key.
+function judge(known: Known, key: string, now: number): Identified {
+  if (!holds(known, key)) return refused('invalid');
   if (known.expiresAt !== null && now >= known.expiresAt) return refused('expired', EXPIRED);
   if (known.revoked) return refused('revoked', REVOKED);
   return { ok: true, caller: known.caller };
 }
 
 /**
- * Checks API keys in a fixed order: shape and checksum (no I/O), the key by id (cached, else read),
- * the digest in constant time, expiry, revocation. A key read is trusted for `ttlMs`, then read
- * again (one read per id at a time), so a revocation elsewhere is seen within that time; a read
- * that fails rejects (503), never letting a request through on what was read before. Reads of ids
- * not known to exist spend the budget; past it such an id is refused without touching storage.
+ * Checks API keys in a fixed order: shape and checksum (no I/O); the id against the set of stored
+ * ids (no I/O; an id not in it waits for one refresh of the set, shared by every request, then is
+ * refused); the key by id (cached, else read); the digest in constant time, expiry, revocation. A
+ * key read is trusted for `ttlMs` from the START of its read, then read again (one read per id at a
+ * time), so a revocation elsewhere is seen within that time; a read that fails rejects (503), never
+ * letting a request through on what was read before. `admit` is asked before any database work a
+ * credential not yet known to be valid would cause (the pipeline's rate limit per address).
  */
 class ApiKeyCheck implements KeyCheck {
   readonly #options: KeyCheckOptions;
+  readonly #ids: KeyIds;
   readonly #now: () => number;
   readonly #wallNow: () => number;
   readonly #ttlMs: number;
   readonly #known: LruMap<string, Known>;
-  readonly #absent: LruMap<string, number>;
-  readonly #budget: TokenBucket;
   readonly #reading = new Map<string, Promise<Known | null>>();
 
   constructor(options: KeyCheckOptions) {
     this.#options = options;
+    this.#ids = options.ids;
     this.#now = options.now ?? (() => performance.now());
     this.#wallNow = options.wallNow ?? Date.now;
     this.#ttlMs = options.ttlMs ?? 2_000;
     this.#known = new LruMap(options.maxKnown ?? 10_000);
-    this.#absent = new LruMap(options.maxAbsent ?? 1_000);
-    this.#budget = new TokenBucket({ perSecond: options.lookupsPerSecond ?? 20, burst: options.lookupBurst ?? 20, now: this.#now });
   }
 
-  identify(credential: string): Identified | Promise<Identified> {
+  identify(credential: string, admit: Admit = NO_GATE): Identified | Promise<Identified> {
     const id = parseKey(credential);
     if (id === null) return refused('malformed');
     const cached = this.#known.get(id);
-    if (cached !== undefined && this.#fresh(cached.readAt)) return judge(cached, credential, this.#wallNow());
-    // Re-reading a key known to exist is outside the budget: their number is that of the real keys in use.
-    if (cached === undefined && !this.#reading.has(id)) {
-      const absentSince = this.#absent.get(id);
-      if (absentSince !== undefined && this.#fresh(absentSince)) return refused('unknown');
-      if (!this.#budget.take()) return refused('unverifiable');
+    if (cached !== undefined) {
+      const now = this.#wallNow();
+      if (this.#fresh(cached.readAt) || settled(cached, now)) return judge(cached, credential, now);
+      // A key's digest never changes: a wrong secret is refused without a read, and the right one is its holder's re-read.
+      if (!holds(cached, credential)) return refused('invalid');
+      return this.#judged(id, credential);
     }
-    return this.#read(id).then((entry) => (entry === null ? refused('unknown') : judge(entry, credential, this.#wallNow())));
+    admit();
+    if (this.#ids.has(id) || this.#reading.has(id)) return this.#judged(id, credential);
+    return this.#ids.refreshed().then(() => (this.#ids.has(id) ? this.#judged(id, credential) : refused('unknown')));
   }
 
   remember(apiKey: ApiKey): void {
     this.#reading.delete(apiKey.id);
-    this.#absent.delete(apiKey.id);
+    this.#ids.add(apiKey.id);
     this.#known.set(apiKey.id, knownFrom(apiKey, this.#now()));
   }
 
   #fresh(readAt: number): boolean {
     return this.#now() - readAt < this.#ttlMs;
+  }
+
+  #judged(id: string, credential: string): Promise<Identified> {
+    return this.#read(id).then((entry) => (entry === null ? refused('unknown') : judge(entry, credential, this.#wallNow())));
   }
 
   // One read per id at a time: every request for it meanwhile waits for the same answer.
@@ -134,6 +148,7 @@ class ApiKeyCheck implements KeyCheck {
 
   // `stillWanted` is false once remember() replaced this read: its news is newer than what was read.
   async #lookup(id: string, stillWanted: () => boolean): Promise<Known | null> {
+    // Trust runs from the start of the read: a revocation committed while it was under way may be missing from it.
     const readAt = this.#now();
     const onLookup = this.#options.onLookup ?? (() => {});
     let apiKey: ApiKey | undefined;
@@ -146,17 +161,13 @@ class ApiKeyCheck implements KeyCheck {
     onLookup(apiKey === undefined ? 'absent' : 'found');
     const entry = apiKey === undefined ? null : knownFrom(apiKey, readAt);
     if (!stillWanted()) return entry;
-    if (entry === null) {
-      this.#known.delete(id);
-      this.#absent.set(id, readAt);
-    } else {
-      this.#known.set(id, entry);
-    }
+    if (entry === null) this.#known.delete(id);
+    else this.#known.set(id, entry);
     return entry;
   }
 }
 
-/** The service's check of API keys (SVC_AUTH=keys) on `options.find`. */
+/** The service's check of API keys (SVC_AUTH=keys) on `options.find` and `options.ids`. */
 export function createKeyCheck(options: KeyCheckOptions): KeyCheck {
   return new ApiKeyCheck(options);
 }

@@ -1,5 +1,11 @@
 import type { ApiKey } from './model.ts';
 
+/** Public ids of keys, oldest first, and the highest `seq` among them (the one asked after when none). */
+export interface KeyIdsAfter {
+  ids: string[];
+  lastSeq: number;
+}
+
 /** Storage of API keys; each engine implements it in its own file, the only code that knows their SQL. */
 export interface ApiKeyRepository {
   /** Stores a new key; the database assigns a `seq` never used before. */
@@ -9,6 +15,12 @@ export interface ApiKeyRepository {
   findForUpdate(id: string): Promise<ApiKey | undefined>;
   /** Sets `revokedAt` of the key with this id, unless it was revoked already. */
   revoke(id: string, at: string): Promise<void>;
+  /**
+   * The ids of every key with `seq` above `afterSeq`, by seq: what the key check's set of ids is kept
+   * current with. Keys commit in the order of their seq (each engine makes sure), so a key not seen
+   * yet always has a seq above the highest one seen.
+   */
+  idsAfter(afterSeq: number): Promise<KeyIdsAfter>;
   /** Up to `limit` keys with `seq` below `beforeSeq` (all when null), newest first. */
   listBefore(beforeSeq: number | null, limit: number): Promise<ApiKey[]>;
 }

@@ -2,6 +2,7 @@ import { eventLoopLag } from './event-loop.ts';
 import { HttpMetrics } from './http-metrics.ts';
 import { REFUSAL_REASONS, type RefusalReason } from '../callers/caller.ts';
 import { KEY_LOOKUP_RESULTS, type KeyLookupResult } from '../keys/key-check.ts';
+import { KEY_ID_REFRESH_RESULTS, type KeyIdRefreshResult } from '../keys/key-ids.ts';
 import { Counter, EnumCounter, Histogram } from './instruments.ts';
 import { processCollectors } from './process-metrics.ts';
 import { Registry } from './registry.ts';
@@ -39,6 +40,8 @@ export interface ServiceMetrics extends ProcessRegistry {
   readonly callersRefused: EnumCounter<RefusalReason>;
   /** Database reads of API keys by the key check (SVC_AUTH=keys), by result: what a flood of random keys costs. */
   readonly apiKeyLookups: EnumCounter<KeyLookupResult>;
+  /** Reads of the ids of new keys by the key check (SVC_AUTH=keys), by result: the rest of what a flood costs. */
+  readonly apiKeyIdRefreshes: EnumCounter<KeyIdRefreshResult>;
   /** The current figures in the Prometheus text format 0.0.4 (serve with METRICS_CONTENT_TYPE). */
   text(): string;
 }
@@ -62,6 +65,9 @@ export function createServiceMetrics(): ServiceMetrics {
   const apiKeyLookups = registry.register(
     new EnumCounter('api_key_lookups_total', 'Database reads of API keys by the key check, by result (found, absent, failed).', 'result', KEY_LOOKUP_RESULTS),
   );
+  const apiKeyIdRefreshes = registry.register(
+    new EnumCounter('api_key_id_refreshes_total', 'Reads of the ids of keys made since the last one, by the key check, by result (done, failed).', 'result', KEY_ID_REFRESH_RESULTS),
+  );
   const close = addProcessFamilies(registry);
-  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, text: () => registry.text() };
+  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, apiKeyIdRefreshes, text: () => registry.text() };
 }

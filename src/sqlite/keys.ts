@@ -12,7 +12,10 @@ export function createSqliteApiKeyRepository(db: DatabaseSync): ApiKeyRepository
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
   const page = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE seq < ? ORDER BY seq DESC LIMIT ?`);
+  // One writer at a time, from its seq to its commit: keys commit in the order of their seq.
+  const idsAfter = db.prepare('SELECT seq, id FROM api_keys WHERE seq > ? ORDER BY seq');
   byId.setReturnArrays(true);
+  idsAfter.setReturnArrays(true);
   page.setReturnArrays(true);
   const findById = async (id: string): Promise<ApiKey | undefined> => {
     const row = byId.get(id) as Row | undefined;
@@ -28,6 +31,10 @@ export function createSqliteApiKeyRepository(db: DatabaseSync): ApiKeyRepository
     findForUpdate: findById,
     async revoke(id, at) {
       revoke.run(at, id);
+    },
+    async idsAfter(afterSeq) {
+      const rows = idsAfter.all(afterSeq) as unknown as Row[];
+      return { ids: rows.map((row) => row[1] as string), lastSeq: rows.length === 0 ? afterSeq : Number(rows.at(-1)?.[0]) };
     },
     async listBefore(beforeSeq, limit) {
       const rows = page.all(beforeSeq ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];

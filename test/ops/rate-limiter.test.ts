@@ -177,3 +177,13 @@ test('the guard the app uses keeps the same default of 100,000 clients', () => {
   };
   assertCapOf(DOCUMENTED_CAP, allowed, () => null);
 });
+
+test('peek tells what take would decide and counts nothing, nor tracks a client it has not seen', () => {
+  const { limiter } = limiterAt(2, 10_000);
+  for (let i = 0; i < 10; i++) assert.equal(limiter.peek('a').allowed, true);
+  assert.equal(limiter.size, 0, 'a peek adds no client');
+  assert.deepEqual(burst(limiter, 2), [true, true], 'the whole burst is still there');
+  assert.equal(limiter.peek('a').allowed, false);
+  assert.equal(limiter.peek('b').allowed, true);
+  assert.equal(limiter.size, 1);
+});

@@ -77,4 +77,16 @@ export function keyRepositoryContract(engine: string, open: () => Promise<Storag
     assert.deepEqual((await storage.keys.listBefore(null, 10)).map((row) => row.id), [next.id, first.id]);
     await close();
   });
+
+  test(`${engine} api keys: idsAfter gives the ids above a seq, oldest first, and the highest seq among them`, async () => {
+    const { storage, close } = await open();
+    const empty = await storage.keys.idsAfter(0);
+    assert.deepEqual(empty, { ids: [], lastSeq: 0 });
+    const made: ApiKey[] = [];
+    for (let i = 0; i < 4; i++) made.push(await insertOne(storage, i === 1 ? { revokedAt: LATER } : {}));
+    assert.deepEqual(await storage.keys.idsAfter(0), { ids: made.map((apiKey) => apiKey.id), lastSeq: made[3]?.seq }, 'a revoked key too: its id still names a key');
+    assert.deepEqual(await storage.keys.idsAfter(made[1]?.seq ?? 0), { ids: made.slice(2).map((apiKey) => apiKey.id), lastSeq: made[3]?.seq });
+    assert.deepEqual(await storage.keys.idsAfter(made[3]?.seq ?? 0), { ids: [], lastSeq: made[3]?.seq }, 'nothing new: the seq asked after');
+    await close();
+  });
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { LruMap } from '../../src/keys/lru-map.ts';
-import { TokenBucket } from '../../src/keys/token-bucket.ts';
 
 test('an LruMap holds at most its capacity and forgets the least recently used entry first', () => {
   const map = new LruMap<string, number>(3);
@@ -29,35 +28,4 @@ test('an LruMap stays at its capacity whatever number of distinct keys goes thro
   assert.equal(map.get(99_999), 99_999);
   assert.equal(map.get(99_899), undefined);
   assert.throws(() => new LruMap(0), RangeError);
-});
-
-test('a token bucket gives its burst at once, then its rate, never more than the burst after a long pause', () => {
-  let now = 1_000;
-  const bucket = new TokenBucket({ perSecond: 20, burst: 20, now: () => now });
-  const takes = (n: number): number => Array.from({ length: n }, () => bucket.take()).filter(Boolean).length;
-  assert.equal(takes(100), 20, 'the burst, then nothing at the same instant');
-  now += 50;
-  assert.equal(takes(10), 1, '50 ms at 20 a second is one token');
-  now += 1_000;
-  assert.equal(takes(100), 20);
-  now += 3_600_000;
-  assert.equal(takes(100), 20, 'a long pause refills to the burst, no more');
-  // Over ten seconds of steady demand, at most burst + rate x time.
-  let granted = 0;
-  for (let ms = 0; ms < 10_000; ms += 10) {
-    now += 10;
-    granted += takes(5);
-  }
-  assert.ok(granted <= 20 * 10 + 1 && granted >= 20 * 10 - 1, `granted ${granted}`);
-});
-
-test('a token bucket whose clock steps back refills nothing', () => {
-  let now = 10_000;
-  const bucket = new TokenBucket({ perSecond: 10, burst: 1, now: () => now });
-  assert.equal(bucket.take(), true);
-  now -= 5_000;
-  assert.equal(bucket.take(), false);
-  now += 100;
-  assert.equal(bucket.take(), true, '100 ms later, at 10 a second, one token');
-  assert.throws(() => new TokenBucket({ perSecond: 0, burst: 1, now: () => now }), RangeError);
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Scope } from '../../src/callers/scopes.ts';
 import type { PostgresClient, SqlRunner } from '../../src/postgres/client.ts';
 import { migratePostgres } from '../../src/postgres/migrate.ts';
 import { openPostgres } from '../../src/postgres/open.ts';
@@ -73,12 +75,42 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     await keys.findForUpdate('000000010000');
     await keys.revoke('000000010001', at);
     await keys.listBefore(15_000, 51);
-    assert.equal(seen.length, 15);
+    await keys.idsAfter(19_990);
+    assert.equal(seen.length, 16);
     for (const { sql, params } of seen) {
       const plan = (await client.rows(`EXPLAIN ${sql}`, params)).map((row) => String(row[0])).join('\n');
       assert.match(plan, /Index (Only )?Scan/, `${sql}\n${plan}`);
       assert.doesNotMatch(plan, /Seq Scan|Sort/, `${sql}\n${plan}`);
     }
+  });
+
+  test('postgres: keys commit in the order of their seq: an insert waits for a transaction that has inserted one, so idsAfter never skips a key', async () => {
+    const client = await freshClient();
+    const storage = createPostgresStorage(client);
+    const key = (id: string) => ({ id, name: 'k', scopes: [Scope.read], digest: 'A'.repeat(43), createdAt: '2026-11-24T00:00:00.000Z', expiresAt: null, revokedAt: null });
+    let inserted = (): void => {};
+    let release = (): void => {};
+    const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = client.transaction(async (tx) => {
+      const made = await createPostgresApiKeyRepository(tx).insert(key('first0000000'));
+      inserted();
+      await held;
+      return made;
+    });
+    await firstInserted;
+    let secondDone = false;
+    const second = storage.singleWrite((tx) => tx.keys.insert(key('second000000'))).then((made) => ((secondDone = true), made));
+    try {
+      await sleep(300);
+      assert.equal(secondDone, false, 'the second insert waits for the first transaction to end');
+      assert.deepEqual(await storage.keys.idsAfter(0), { ids: [], lastSeq: 0 }, 'so no reader sees the later seq without the earlier one');
+    } finally {
+      release();
+    }
+    const [a, b] = await Promise.all([first, second]);
+    assert.ok(b.seq > a.seq);
+    assert.deepEqual((await storage.keys.idsAfter(0)).ids, ['first0000000', 'second000000']);
   });
 
   test('postgres: a transaction still running past its deadline is cut off as StorageUnavailableError; the pool goes on', async () => {

@@ -44,7 +44,7 @@ export function spawnServe(env: Record<string, string>): ServeProcess {
       resolve(code ?? signal ?? 'unknown');
     });
   });
-  const waitForLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 10_000): Promise<Record<string, unknown>> =>
+  const waitForLine = (match: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => done(new Error(`no matching log line in ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
       const done = (error: Error | null, line?: Record<string, unknown>): void => {

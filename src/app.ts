@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
 import { createEventUseCases } from './events/use-cases.ts';
 import { bearerTokenCheck } from './http/auth.ts';
@@ -56,6 +57,8 @@ export interface App {
   readonly logger: Logger;
   /** The metrics given at creation (serve `metrics.text()` on a listener of your own), or null. */
   readonly metrics: ServiceMetrics | null;
+  /** The event feed's storage: what startEventRetention(app) deletes expired events from (docs/embedding.md). */
+  readonly events: EventRepository;
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -90,6 +93,7 @@ export function createApp(options: AppOptions): App {
     routes: router.routes(),
     logger,
     metrics,
+    events: storage.events,
   });
 }
 

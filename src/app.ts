@@ -4,6 +4,8 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { countingEvents } from './events/count.ts';
+import { EVENT_TYPE_NAMES } from './events/model.ts';
 import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
 import { createEventUseCases } from './events/use-cases.ts';
@@ -67,7 +69,8 @@ export function createApp(options: AppOptions): App {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
   const retention = { eventRetentionMs: config.events.retentionMs };
-  const storage = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const storage = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();

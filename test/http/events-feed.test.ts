@@ -158,3 +158,9 @@ test('a malformed after, or one that names no event, is 400 invalid_query; a bad
   }
   assert.equal((await fetch(`${server.url}/api/events?after=${known}&limit=200`)).status, 200);
 });
+
+test('the API\'s page lists the feed, made from the document that describes it', async () => {
+  const page = await (await fetch(`${server.url}/api/docs`)).text();
+  assert.ok(page.includes('/api/events'), 'GET /api/events on the page');
+  assert.ok(page.includes('events_expired'), 'its 410 on the page');
+});

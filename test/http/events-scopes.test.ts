@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { assertProblem } from '../support/assertions.ts';
+import { assertProblem, eventually } from '../support/assertions.ts';
 import { bearer, type KeysServer, type MadeKey, startKeysServer } from '../support/keys.ts';
 import { postJson } from '../support/server.ts';
 
@@ -22,10 +22,12 @@ test('with SVC_AUTH=keys the feed needs a credential with read: 401 without one,
   await assertProblem(await fetch(`${server.url}/api/events`, { headers: bearer('svc_not_a_key') }), 401, 'unauthorized', '/api/events');
   assert.equal((await fetch(`${server.url}/api/events`, { method: 'HEAD' })).status, 401);
   for (const key of [reader, writer, server.admin]) {
-    const response = await fetch(`${server.url}/api/events`, { headers: bearer(key.key) });
-    assert.equal(response.status, 200, key.name);
-    const events = (await response.json()) as { type: string }[];
-    assert.ok(events.some((event) => event.type === 'workspace.created'), key.name);
+    // Visible at once on SQLite; on PostgreSQL once every transaction begun before it has ended.
+    await eventually(`${key.name} reads the event`, async () => {
+      const response = await fetch(`${server.url}/api/events`, { headers: bearer(key.key) });
+      assert.equal(response.status, 200, key.name);
+      return ((await response.json()) as { type: string }[]).some((event) => event.type === 'workspace.created');
+    });
   }
 });
 

@@ -7,7 +7,7 @@ import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../sup
 import { migratedDatabaseFile } from '../support/server.ts';
 import { migratedDatabase } from '../postgres/support.ts';
 
-// The outbox through a crash (API.md §16): SIGKILL during a burst of creates, PATCHes and DELETEs,
+// The outbox through a crash (docs/events.md): SIGKILL during a burst of creates, PATCHes and DELETEs,
 // on both engines. Then every acknowledged change has exactly one event, and every event's change
 // is stored: each product's events are its created event, one updated event per version after the
 // first (the last equal to the row), and a deleted event exactly when the row is gone.

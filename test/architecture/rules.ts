@@ -7,22 +7,22 @@ export const PARTS = {
   /** Starts a process or exports the package: may plug in anything. */
   entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts'],
   /** The one place that wires the request path. */
-  wiring: ['src/app.ts'],
+  wiring: ['src/app.ts', 'src/config.ts'],
   /** The core a reader needs first: the request path, the resources, SQLite. */
   http: ['src/http/'],
   resources: ['src/products/', 'src/workspaces/', 'src/readiness/'],
   storage: ['src/db/', 'src/sqlite/'],
   /** Used by all of the core; src/callers/ is the seam every kind of credential implements (who calls, what it may do). */
-  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/config.ts', 'src/callers/'],
+  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/'],
   /** What a reader can leave for later: the second engine, metrics, the document generator and its HTML page, workers, API keys, access tokens. */
-  later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/'],
+  later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/'],
 } as const;
 
 /** A part of the house: entries, wiring, the four of the core, or later. */
 export type Part = keyof typeof PARTS;
 const CORE: readonly Part[] = ['http', 'resources', 'storage', 'support'];
 // Folders laid out as a resource (routes, use cases, repository…), core or later: none may know the engine.
-const RESOURCE_FOLDERS = [...PARTS.resources, 'src/keys/'];
+const RESOURCE_FOLDERS = [...PARTS.resources, 'src/keys/', 'src/events/'];
 const ENGINES = ['src/sqlite/', 'src/postgres/'];
 const STORAGE = ['src/db/', ...ENGINES];
 // The two files of the seam that name the engines: which storage to build, which migrations to run.
@@ -61,7 +61,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: '2 resources-know-no-engine',
-    says: 'a resource folder (src/keys/ too) never imports an engine folder, the engine switch, nor node:http: it knows storage only by src/db/storage.ts',
+    says: 'a resource folder (src/keys/ and src/events/ too) never imports an engine folder, the engine switch, nor node:http: it knows storage only by src/db/storage.ts',
     breaks: (from, { target }) => within(from, RESOURCE_FOLDERS) && within(target, [...ENGINES, ...ENGINE_SWITCH, ...HTTP_MODULES]),
   },
   {

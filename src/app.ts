@@ -4,6 +4,8 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { addEventRoutes } from './events/routes.ts';
+import { createEventUseCases } from './events/use-cases.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
 import { createCors } from './http/cors.ts';
@@ -61,7 +63,8 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const storage = createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const retention = { eventRetentionMs: config.events.retentionMs };
+  const storage = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -69,6 +72,7 @@ export function createApp(options: AppOptions): App {
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
+  addEventRoutes(router, createEventUseCases(storage.events));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   addOpenApiRoutes(router, config);
   const pipeline = createPipeline({

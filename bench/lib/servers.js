@@ -74,7 +74,7 @@ export function handwritten(dir, dbPath, { name = 'hand-written', durability = '
  * cursor, no Location or ETag on a create, so it runs on ping and list only.
  */
 export function reference(dir, dbPath, { name = 'reference' } = {}) {
-  return { name, args: [join(BENCH, 'peers/reference/raw-fast.js')], env: { ...cleanEnv(), DB: dbPath }, cpus: SERVER_CPU, cwd: dir, schemaVersion: 2 };
+  return { name, args: ['--import', join(BENCH, 'peers/reference/exit-on-signal.js'), join(BENCH, 'peers/reference/raw-fast.js')], env: { ...cleanEnv(), DB: dbPath }, cpus: SERVER_CPU, cwd: dir, schemaVersion: 2 };
 }
 
 /**

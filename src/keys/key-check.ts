@@ -39,6 +39,7 @@ export interface KeyCheck extends CredentialCheck {
 
 // A key as the check holds it: what judging a request needs, decoded once.
 interface Known {
+  id: string;
   caller: Caller;
   digest: Buffer;
   expiresAt: number | null;
@@ -51,6 +52,7 @@ const REVOKED = 'The API key has been revoked.';
 
 function knownFrom(apiKey: ApiKey, readAt: number): Known {
   return {
+    id: apiKey.id,
     caller: { kind: 'key', id: apiKey.id, scopes: apiKey.scopes },
     digest: Buffer.from(apiKey.digest, 'base64url'),
     expiresAt: apiKey.expiresAt === null ? null : Date.parse(apiKey.expiresAt),
@@ -65,6 +67,11 @@ function judge(known: Known, key: string, now: number): Identified {
   const presented = keyDigest(key);
   // Equal lengths always (both SHA-256); the guard keeps a damaged row from throwing.
   if (presented.length !== known.digest.length || !timingSafeEqual(presented, known.digest)) return refused('invalid');
+  return judgeMatched(known, now);
+}
+
+// After the whole key matched the stored digest: whether it may still be used.
+function judgeMatched(known: Known, now: number): Identified {
   if (known.expiresAt !== null && now >= known.expiresAt) return refused('expired', EXPIRED);
   if (known.revoked) return refused('revoked', REVOKED);
   return { ok: true, caller: known.caller };
@@ -86,6 +93,10 @@ class ApiKeyCheck implements KeyCheck {
   readonly #absent: LruMap<string, number>;
   readonly #budget: TokenBucket;
   readonly #reading = new Map<string, Promise<Known | null>>();
+  // Whole keys whose digest matched the entry they point to: while that entry is the current and
+  // fresh one of its id, the same key is judged without its checksum and digest again (the key's
+  // SHA-256 per request is most of the check's CPU). Keyed by the whole key, as verified tokens are.
+  readonly #matched: LruMap<string, Known>;
 
   constructor(options: KeyCheckOptions) {
     this.#options = options;
@@ -94,21 +105,31 @@ class ApiKeyCheck implements KeyCheck {
     this.#ttlMs = options.ttlMs ?? 2_000;
     this.#known = new LruMap(options.maxKnown ?? 10_000);
     this.#absent = new LruMap(options.maxAbsent ?? 1_000);
+    this.#matched = new LruMap(options.maxKnown ?? 10_000);
     this.#budget = new TokenBucket({ perSecond: options.lookupsPerSecond ?? 20, burst: options.lookupBurst ?? 20, now: this.#now });
   }
 
   identify(credential: string): Identified | Promise<Identified> {
+    const matched = this.#matched.get(credential);
+    if (matched !== undefined && this.#known.peek(matched.id) === matched && this.#fresh(matched.readAt)) return judgeMatched(matched, this.#wallNow());
     const id = parseKey(credential);
     if (id === null) return refused('malformed');
     const cached = this.#known.get(id);
-    if (cached !== undefined && this.#fresh(cached.readAt)) return judge(cached, credential, this.#wallNow());
+    if (cached !== undefined && this.#fresh(cached.readAt)) return this.#judge(cached, credential);
     // Re-reading a key known to exist is outside the budget: their number is that of the real keys in use.
     if (cached === undefined && !this.#reading.has(id)) {
       const absentSince = this.#absent.get(id);
       if (absentSince !== undefined && this.#fresh(absentSince)) return refused('unknown');
       if (!this.#budget.take()) return refused('unverifiable');
     }
-    return this.#read(id).then((entry) => (entry === null ? refused('unknown') : judge(entry, credential, this.#wallNow())));
+    return this.#read(id).then((entry) => (entry === null ? refused('unknown') : this.#judge(entry, credential)));
+  }
+
+  #judge(known: Known, credential: string): Identified {
+    const identified = judge(known, credential, this.#wallNow());
+    // Only a key whose digest matched is remembered whole (expired or revoked ones too: judged again each time).
+    if (identified.ok || identified.refusal.reason !== 'invalid') this.#matched.set(credential, known);
+    return identified;
   }
 
   remember(apiKey: ApiKey): void {

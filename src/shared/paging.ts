@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 /** A validated list request: page size and the id to continue below (exclusive). */
 export interface PageRequest {
@@ -25,7 +25,13 @@ export async function pageOf<T extends { id: number }>(request: PageRequest, fet
 
 const CHECKSUM_BYTES = 4;
 
-const checksumOf = (text: string): Buffer => createHash('sha256').update(text).digest().subarray(0, CHECKSUM_BYTES);
+// CRC-32 finds a damaged cursor as a cut 4 bytes of SHA-256 did (it is no secret either way), for a
+// tenth of the CPU: no hash object per list request.
+function checksumOf(text: string): Buffer {
+  const checksum = Buffer.allocUnsafe(CHECKSUM_BYTES);
+  checksum.writeUInt32BE(crc32(text), 0);
+  return checksum;
+}
 
 /**
  * The opaque cursor for "ids below `beforeId`" in one list. It names its list, the resource and

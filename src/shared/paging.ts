@@ -19,8 +19,9 @@ export const MAX_LIMIT = 200;
 export async function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => Promise<T[]>): Promise<Page<T>> {
   const rows = await fetch(request.limit + 1);
   if (rows.length <= request.limit) return { items: rows, nextBeforeId: null };
-  const items = rows.slice(0, request.limit);
-  return { items, nextBeforeId: items.at(-1)?.id ?? null };
+  // The fetched array is this call's own: cut to the page in place rather than copied.
+  rows.length = request.limit;
+  return { items: rows, nextBeforeId: rows.at(-1)?.id ?? null };
 }
 
 const CHECKSUM_BYTES = 4;

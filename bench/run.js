@@ -87,7 +87,7 @@ async function peersSection(context) {
     parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issue 19):\n\n${targetsTable(engine, byEndpoint)}`,
       `What credentials cost:\n\n${credentialsTable(byEndpoint)}`);
     if (context.baseline) {
-      const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, from before API keys: auth off only)`;
+      const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, not this build's: auth off only)`;
       parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint)}`);
     }
   }

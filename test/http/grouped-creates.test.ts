@@ -56,7 +56,9 @@ test('of creates sent at once, those the database refuses fail alone; the others
 });
 
 test('creates sent at once each get their own row, with the name and price each sent', async () => {
-  const sent = Array.from({ length: 30 }, (_, i) => ({ name: `Paired lamp ${i}`, priceInCents: 1000 + i }));
+  // Names that an array literal must quote or escape (PostgreSQL's group insert sends the names as one array).
+  const awkward = ['NULL', 'a "quoted" lamp', 'back\\slash', 'comma, lamp', '{braces}', '\u{1F600} lamp', "it's"];
+  const sent = Array.from({ length: 30 }, (_, i) => ({ name: awkward[i % awkward.length] ?? '', priceInCents: 1000 + i }));
   const responses = await Promise.all(sent.map((product) => postJson(`${server.url}/api/products`, product)));
   const products = (await Promise.all(responses.map((response) => response.json()))) as Record<string, unknown>[];
   products.forEach((product, i) => {
@@ -65,4 +67,8 @@ test('creates sent at once each get their own row, with the name and price each 
     assert.equal(responses[i]?.headers.get('location'), `/api/products/${product['id']}`);
   });
   assert.equal(new Set(products.map((product) => product['id'])).size, sent.length, 'no two creates share an id');
+  for (const [i, product] of products.entries()) {
+    const stored = (await (await fetch(`${server.url}/api/products/${product['id']}`)).json()) as Record<string, unknown>;
+    assert.deepEqual([stored['name'], stored['priceInCents']], [sent[i]?.name, sent[i]?.priceInCents], 'stored as sent, under the id its 201 named');
+  }
 });

@@ -4,6 +4,9 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { countingEvents } from './events/count.ts';
+import { EVENT_TYPE_NAMES } from './events/model.ts';
+import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
 import { createEventUseCases } from './events/use-cases.ts';
 import { bearerTokenCheck } from './http/auth.ts';
@@ -56,6 +59,8 @@ export interface App {
   readonly logger: Logger;
   /** The metrics given at creation (serve `metrics.text()` on a listener of your own), or null. */
   readonly metrics: ServiceMetrics | null;
+  /** The event feed's storage: what startEventRetention(app) deletes expired events from (docs/embedding.md). */
+  readonly events: EventRepository;
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -64,7 +69,8 @@ export function createApp(options: AppOptions): App {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
   const retention = { eventRetentionMs: config.events.retentionMs };
-  const storage = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const storage = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -90,6 +96,7 @@ export function createApp(options: AppOptions): App {
     routes: router.routes(),
     logger,
     metrics,
+    events: storage.events,
   });
 }
 

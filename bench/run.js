@@ -84,10 +84,10 @@ async function peersSection(context) {
   const titles = { sqlite: 'SQLite (1,000 products)', postgres: 'PostgreSQL (1,000 products, one durable server, pg with a pool of 10 on both sides)' };
   const parts = [];
   for (const [engine, byEndpoint] of Object.entries(results)) {
-    parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issue 19):\n\n${targetsTable(engine, byEndpoint)}`,
+    parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issues 19 and 26):\n\n${targetsTable(engine, byEndpoint)}`,
       `What credentials cost:\n\n${credentialsTable(byEndpoint)}`);
     if (context.baseline) {
-      const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, from before API keys: auth off only)`;
+      const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, not this build's: auth off only)`;
       parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint)}`);
     }
   }

@@ -69,6 +69,15 @@ export function handwritten(dir, dbPath, { name = 'hand-written', durability = '
 }
 
 /**
+ * The reference server of issue 26 (peers/reference/raw-fast.js, the hand-written `node:http` +
+ * `node:sqlite` server the list is held to): ping, list and a create on `dbPath`; no credentials, no
+ * cursor, no Location or ETag on a create, so it runs on ping and list only.
+ */
+export function reference(dir, dbPath, { name = 'reference' } = {}) {
+  return { name, args: ['--import', join(BENCH, 'peers/reference/exit-on-signal.js'), join(BENCH, 'peers/reference/raw-fast.js')], env: { ...cleanEnv(), DB: dbPath }, cpus: SERVER_CPU, cwd: dir, schemaVersion: 2 };
+}
+
+/**
  * Fastify 5 doing the work of our current build: on node:sqlite (WAL, synchronous=NORMAL) at `dbPath`,
  * or on PostgreSQL with `databaseUrl`; logger off or pino at info; `authEnv` for its credential work.
  */

@@ -1,6 +1,7 @@
 // What the hand-written peer's endpoints share: the response (the service's headers as one array
 // for writeHead), problem documents, request ids, the Host rule, the query and the paging cursors.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { STATUS_CODES } from 'node:http';
 import { HEADERS } from './headers.js';
 
@@ -56,8 +57,12 @@ export function listParams(query) {
   return found;
 }
 
-// The service's cursor (its paging module): the list's name and an id, with a 4-byte SHA-256 checksum.
-const checksumOf = (text) => createHash('sha256').update(text).digest().subarray(0, 4);
+// The service's cursor (its paging module): the list's name and an id, with a 4-byte CRC-32 checksum.
+const checksumOf = (text) => {
+  const checksum = Buffer.allocUnsafe(4);
+  checksum.writeUInt32BE(crc32(text), 0);
+  return checksum;
+};
 
 /** The opaque cursor for "ids below `beforeId`" of `list` (`products`, `products;status=2`). */
 export function encodeCursor(list, beforeId) {

@@ -12,13 +12,22 @@ import { copyOfDatabase, seededPostgres, startBenchPostgres } from '../lib/postg
 import { startServer, stopServer } from '../lib/processes.js';
 import { checkAnswer, REQUESTS } from '../lib/requests.js';
 import { runRounds } from '../lib/rounds.js';
-import { currentBuild, fastify, handwritten, ours } from '../lib/servers.js';
+import { currentBuild, fastify, handwritten, ours, reference } from '../lib/servers.js';
 import { ENDPOINTS } from './compare.js';
 
 export const HANDWRITTEN = 'hand-written';
 export const FASTIFY = 'Fastify';
 export const OURS = 'ours';
 export const BASELINE = 'ours (baseline)';
+// The reference server of issue 26 (no credentials: one row, divided into ours of every mode).
+export const REFERENCE = 'reference';
+
+// BENCH_PEERS: which peers run beside ours (default all): reference (ping and list on SQLite),
+// handwritten, fastify. Fewer peers make shorter rounds when only some ratios are wanted.
+const PEER_KINDS = ['reference', 'handwritten', 'fastify'];
+export const PEERS = new Set((process.env.BENCH_PEERS || PEER_KINDS.join(',')).split(',').map((s) => s.trim()));
+for (const kind of PEERS) if (!PEER_KINDS.includes(kind)) throw new Error(`BENCH_PEERS takes ${PEER_KINDS.join(', ')}; got ${kind}`);
+const referenceRuns = (endpoint) => PEERS.has('reference') && endpoint !== 'create';
 
 /** The name of a contender in a mode: `ours, keys`. */
 export const nameOf = (who, mode) => `${who}, ${mode}`;
@@ -34,10 +43,10 @@ function sqliteSpecs({ dir, template1k, baseline }, endpoint, mode, credentials)
   const peerEnv = peerAuthEnv(credentials, mode);
   const oursEnv = serviceAuthEnv(credentials, mode);
   return [
-    { ...handwritten(dir, db('handwritten'), { name: nameOf(HANDWRITTEN, mode), authEnv: peerEnv }), mode, exactRules: true },
+    ...(PEERS.has('handwritten') ? [{ ...handwritten(dir, db('handwritten'), { name: nameOf(HANDWRITTEN, mode), authEnv: peerEnv }), mode, exactRules: true }] : []),
     ...(baselineRuns(baseline, mode) ? [{ ...ours(dir, db('baseline', baseline.template1k), { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv }), mode, optional: true, exactRules: true }] : []),
     { ...ours(dir, db('ours'), { name: nameOf(OURS, mode), extraEnv: oursEnv }), mode, optional: true, exactRules: true },
-    { ...fastify(dir, db('fastify'), { name: nameOf(FASTIFY, mode), authEnv: peerEnv }), mode },
+    ...(PEERS.has('fastify') ? [{ ...fastify(dir, db('fastify'), { name: nameOf(FASTIFY, mode), authEnv: peerEnv }), mode }] : []),
   ];
 }
 
@@ -64,6 +73,11 @@ async function startChecked(spec, endpoint, credentials, skipped) {
   }
   Object.assign(server, { mode: spec.mode, exactRules: spec.exactRules === true });
   try {
+    // The reference server serves no credentials and no cursor: its answer is checked, nothing more.
+    if (spec.name === REFERENCE) {
+      await checkAnswer(server, REQUESTS[endpoint]);
+      return server;
+    }
     if (!(await checkCredentials(server, spec.mode, credentials))) {
       if (!spec.optional) throw new Error(`${spec.name} answered a request without a credential`);
       skipped.push(`${spec.name}: not run, this build does not enforce SVC_AUTH=${spec.mode} (it answered a request without a credential)`);
@@ -99,9 +113,10 @@ async function measureEndpoint(specs, endpoint, credentials, options, skipped) {
 /** How many turns the scenario will run, for the estimate printed before it starts. */
 export function plannedTurns(options, baseline) {
   const baselineModes = options.auth.filter((mode) => baselineRuns(baseline, mode)).length;
-  const perEngine = (engine) => (engine === 'sqlite' ? 3 : 2) * options.auth.length + baselineModes;
-  const endpoints = ENDPOINTS.filter((e) => options.endpoints.has(e)).length;
-  return [...options.engines].reduce((sum, engine) => sum + perEngine(engine) * endpoints, 0);
+  const sqlitePeers = 1 + (PEERS.has('handwritten') ? 1 : 0) + (PEERS.has('fastify') ? 1 : 0);
+  const perEngine = (engine, endpoint) => (engine === 'sqlite' ? sqlitePeers + (referenceRuns(endpoint) ? 1 / options.auth.length : 0) : 2) * options.auth.length + baselineModes;
+  const endpoints = ENDPOINTS.filter((e) => options.endpoints.has(e));
+  return [...options.engines].reduce((sum, engine) => sum + endpoints.reduce((n, endpoint) => n + perEngine(engine, endpoint), 0), 0);
 }
 
 /** Runs every endpoint × engine; returns { results: engine → endpoint → name → summary, skipped, jwksFetches }. */
@@ -110,7 +125,9 @@ export async function runPeers(context) {
   const endpoints = ENDPOINTS.filter((e) => options.endpoints.has(e));
   const results = {};
   const skipped = [];
-  const specsOf = (endpoint) => options.auth.flatMap((mode) => sqliteSpecs(context, endpoint, mode, credentials));
+  // The reference server runs once per endpoint, first, with auth off (it has no other mode).
+  const referenceSpec = (endpoint) => ({ ...reference(context.dir, copyOf(context.template1k, context.dir, `peers-${endpoint}-reference`)), mode: 'off' });
+  const specsOf = (endpoint) => [...(referenceRuns(endpoint) ? [referenceSpec(endpoint)] : []), ...options.auth.flatMap((mode) => sqliteSpecs(context, endpoint, mode, credentials))];
   if (options.engines.has('sqlite')) {
     results.sqlite = {};
     for (const endpoint of endpoints) {

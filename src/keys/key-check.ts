@@ -37,6 +37,7 @@ export interface KeyCheck extends CredentialCheck {
 
 // A key as the check holds it: what judging a request needs, decoded once.
 interface Known {
+  id: string;
   caller: Caller;
   digest: Buffer;
   expiresAt: number | null;
@@ -50,6 +51,7 @@ const NO_GATE: Admit = () => {};
 
 function knownFrom(apiKey: ApiKey, readAt: number): Known {
   return {
+    id: apiKey.id,
     caller: { kind: 'key', id: apiKey.id, scopes: apiKey.scopes },
     digest: Buffer.from(apiKey.digest, 'base64url'),
     expiresAt: apiKey.expiresAt === null ? null : Date.parse(apiKey.expiresAt),
@@ -69,10 +71,9 @@ function settled(known: Known, now: number): boolean {
   return known.revoked || (known.expiresAt !== null && now >= known.expiresAt);
 }
 
-// The whole key, then whether it may still be used. Expiry is judged on every request, so it is
-// exact; expired and revoked are told only to whoever holds the whole key.
-function judge(known: Known, key: string, now: number): Identified {
-  if (!holds(known, key)) return refused('invalid');
+// After the whole key matched the stored digest: whether it may still be used. Expiry is judged on
+// every request, so it is exact; expired and revoked are told only to whoever holds the whole key.
+function judgeMatched(known: Known, now: number): Identified {
   if (known.expiresAt !== null && now >= known.expiresAt) return refused('expired', EXPIRED);
   if (known.revoked) return refused('revoked', REVOKED);
   return { ok: true, caller: known.caller };
@@ -95,6 +96,10 @@ class ApiKeyCheck implements KeyCheck {
   readonly #ttlMs: number;
   readonly #known: LruMap<string, Known>;
   readonly #reading = new Map<string, Promise<Known | null>>();
+  // Whole keys whose digest matched the entry they point to: while that entry is the current and
+  // fresh one of its id, the same key is judged without its checksum and digest again (the key's
+  // SHA-256 per request is most of the check's CPU). Keyed by the whole key, as verified tokens are.
+  readonly #matched: LruMap<string, Known>;
 
   constructor(options: KeyCheckOptions) {
     this.#options = options;
@@ -103,15 +108,21 @@ class ApiKeyCheck implements KeyCheck {
     this.#wallNow = options.wallNow ?? Date.now;
     this.#ttlMs = options.ttlMs ?? 2_000;
     this.#known = new LruMap(options.maxKnown ?? 10_000);
+    this.#matched = new LruMap(options.maxKnown ?? 10_000);
   }
 
   identify(credential: string, admit: Admit = NO_GATE): Identified | Promise<Identified> {
+    const matched = this.#matched.get(credential);
+    if (matched !== undefined && this.#known.peek(matched.id) === matched) {
+      const now = this.#wallNow();
+      if (this.#fresh(matched.readAt) || settled(matched, now)) return judgeMatched(matched, now);
+    }
     const id = parseKey(credential);
     if (id === null) return refused('malformed');
     const cached = this.#known.get(id);
     if (cached !== undefined) {
       const now = this.#wallNow();
-      if (this.#fresh(cached.readAt) || settled(cached, now)) return judge(cached, credential, now);
+      if (this.#fresh(cached.readAt) || settled(cached, now)) return this.#judge(cached, credential, now);
       // A key's digest never changes: a wrong secret is refused without a read, and the right one is its holder's re-read.
       if (!holds(cached, credential)) return refused('invalid');
       return this.#judged(id, credential);
@@ -119,6 +130,14 @@ class ApiKeyCheck implements KeyCheck {
     admit();
     if (this.#ids.has(id) || this.#reading.has(id)) return this.#judged(id, credential);
     return this.#ids.refreshed().then(() => (this.#ids.has(id) ? this.#judged(id, credential) : refused('unknown')));
+  }
+
+  // The whole key, then whether it may still be used; a key whose digest matched is remembered whole
+  // with the entry it matched (expired or revoked ones too: judged again each time).
+  #judge(known: Known, credential: string, now: number): Identified {
+    if (!holds(known, credential)) return refused('invalid');
+    this.#matched.set(credential, known);
+    return judgeMatched(known, now);
   }
 
   remember(apiKey: ApiKey): void {
@@ -132,7 +151,7 @@ class ApiKeyCheck implements KeyCheck {
   }
 
   #judged(id: string, credential: string): Promise<Identified> {
-    return this.#read(id).then((entry) => (entry === null ? refused('unknown') : judge(entry, credential, this.#wallNow())));
+    return this.#read(id).then((entry) => (entry === null ? refused('unknown') : this.#judge(entry, credential, this.#wallNow())));
   }
 
   // One read per id at a time: every request for it meanwhile waits for the same answer.

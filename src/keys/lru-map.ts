@@ -26,6 +26,11 @@ export class LruMap<K, V> {
     return value;
   }
 
+  /** The value of `key` without making it the most recently used; undefined when absent. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key);
+  }
+
   /** Stores `value` as the most recently used, forgetting the least recently used entry when full. */
   set(key: K, value: V): void {
     this.#entries.delete(key);

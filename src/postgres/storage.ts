@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPostgresEventRepository } from './events.ts';
 import { createPostgresIdempotencyRepository } from './idempotency.ts';
 import { createPostgresApiKeyRepository } from './keys.ts';
+import { createProductInserts, type ProductInserts } from './product-inserts.ts';
 import { createPostgresProductRepository } from './products.ts';
 import { createPostgresReadinessRepository } from './readiness.ts';
 import { createPostgresWorkspaceRepository } from './workspaces.ts';
@@ -27,15 +28,34 @@ function repositoriesOn(db: SqlRunner): Repositories {
   };
 }
 
+// A single write's repositories: its one statement may be a product insert, which goes with the
+// concurrent ones in one statement (product-inserts.ts); it counts as the work's one statement.
+function singleWriteRepositories(pool: SqlRunner, inserts: ProductInserts): Repositories {
+  const single = oneStatement(pool);
+  const products = createPostgresProductRepository(single.runner);
+  return {
+    products: {
+      ...products,
+      insert: (product) => {
+        single.take();
+        return inserts.insert(product);
+      },
+    },
+    workspaces: createPostgresWorkspaceRepository(single.runner),
+    idempotency: createPostgresIdempotencyRepository(single.runner),
+    keys: createPostgresApiKeyRepository(single.runner),
+  };
+}
+
 // A runner on the pool (autocommit) that lets one statement through: a second is a bug in the work,
 // refused before it runs, since the first has committed already and nothing could undo it.
-function oneStatement(pool: SqlRunner): SqlRunner {
+function oneStatement(pool: SqlRunner): { runner: SqlRunner; take(): void } {
   let used = false;
   const take = (): void => {
     if (used) throw new Error('singleWrite: a work made a second statement; use transaction() for several');
     used = true;
   };
-  return {
+  const runner: SqlRunner = {
     rows: (sql, params) => {
       take();
       return pool.rows(sql, params);
@@ -46,6 +66,7 @@ function oneStatement(pool: SqlRunner): SqlRunner {
     },
     script: () => Promise.reject(new Error('singleWrite: a work ran a script; use transaction()')),
   };
+  return { runner, take };
 }
 
 // Full jitter, growing: two transactions that collided once rarely collide again.
@@ -60,6 +81,7 @@ const backoffMs = (attempt: number): number => Math.random() * Math.min(200, 5 *
 export function createPostgresStorage(client: PostgresClient, options: PostgresStorageOptions = {}): Storage {
   const maxAttempts = options.maxAttempts ?? 5;
   const reads = repositoriesOn(client);
+  const inserts = createProductInserts(client);
   return {
     engine: 'postgres',
     products: reads.products,
@@ -68,7 +90,7 @@ export function createPostgresStorage(client: PostgresClient, options: PostgresS
     keys: reads.keys,
     events: createPostgresEventRepository(client, options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
-    singleWrite: (work) => retrying(maxAttempts, () => work(repositoriesOn(oneStatement(client)))),
+    singleWrite: (work) => retrying(maxAttempts, () => work(singleWriteRepositories(client, inserts))),
   };
 }
 

@@ -64,7 +64,9 @@ export function retryingWhileBusy<T extends object>(repository: T, waitMs: numbe
       continue;
     }
     const method = member as (...args: unknown[]) => Promise<unknown>;
-    retrying[name] = (...args: unknown[]) => retryWhileBusy(() => method.apply(repository, args), waitMs);
+    // The usual call meets no lock: its own promise, with only a handler for SQLITE_BUSY added.
+    retrying[name] = (...args: unknown[]) =>
+      method.apply(repository, args).catch((error: unknown) => (isDatabaseBusy(error) ? retryWhileBusy(() => method.apply(repository, args), waitMs) : Promise.reject(error)));
   }
   return retrying as T;
 }

@@ -16,7 +16,9 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
   const byId = db.prepare(`SELECT ${COLUMNS} FROM products WHERE id = ?`);
   const page = db.prepare(`SELECT ${COLUMNS} FROM products WHERE id < ? ORDER BY id DESC LIMIT ?`);
   const pageOfStatus = db.prepare(`SELECT ${COLUMNS} FROM products WHERE status = ? AND id < ? ORDER BY id DESC LIMIT ?`);
-  for (const read of [byId, page, pageOfStatus]) read.setReturnArrays(true);
+  // The first page (no cursor), the one asked most: no bound to bind or compare on each row.
+  const firstPage = db.prepare(`SELECT ${COLUMNS} FROM products ORDER BY id DESC LIMIT ?`);
+  for (const read of [byId, page, pageOfStatus, firstPage]) read.setReturnArrays(true);
   // Each write records its event in the same savepoint, from the row as stored (docs/events.md).
   const record = eventRecorder(db, 'products', PRODUCT_COLUMNS, [EventType.productCreated, EventType.productUpdated, EventType.productDeleted]);
   const findById = async (id: number): Promise<Product | undefined> => {
@@ -42,7 +44,7 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
     },
     async listBefore(beforeId, limit, status) {
       const below = beforeId ?? Number.MAX_SAFE_INTEGER;
-      const rows = (status === null ? page.all(below, limit) : pageOfStatus.all(status, below, limit)) as unknown as Row[];
+      const rows = (status !== null ? pageOfStatus.all(status, below, limit) : beforeId === null ? firstPage.all(limit) : page.all(below, limit)) as unknown as Row[];
       return rows.map(productFromRow);
     },
   };

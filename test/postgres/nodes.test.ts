@@ -88,7 +88,7 @@ describe('two serve processes on one PostgreSQL database', { skip: skipWithoutPo
       const headers = { 'idempotency-key': 'slow-first' };
       const settled: string[] = [];
       const first = post(`${a}/api/products`, body, headers).finally(() => settled.push('first'));
-      await waitUntil('the first request waits on its INSERT', () => waiting("wait_event = 'relation' AND query LIKE 'INSERT INTO products%'"));
+      await waitUntil('the first request waits on its INSERT', () => waiting("wait_event = 'relation' AND query LIKE '%INSERT INTO products%'"));
       const retry = post(`${b}/api/products`, body, headers).finally(() => settled.push('retry'));
       await waitUntil('the retry waits on the key', () => waiting("wait_event = 'advisory'"));
       assert.deepEqual(settled, [], 'neither answered while the first transaction was open');

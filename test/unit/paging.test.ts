@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { test } from 'node:test';
 import { HttpError } from '../../src/http/errors.ts';
 import { nextLink, parsePageRequest } from '../../src/http/paging.ts';
@@ -20,7 +20,8 @@ test("another resource's cursor is refused", () => {
 
 /** A cursor as this service would write it for any text: valid checksum, any content. */
 function forge(text: string): string {
-  const checksum = createHash('sha256').update(text).digest().subarray(0, 4);
+  const checksum = Buffer.alloc(4);
+  checksum.writeUInt32BE(crc32(text), 0);
   return Buffer.concat([Buffer.from(text, 'latin1'), checksum]).toString('base64url');
 }
 

@@ -25,6 +25,9 @@ import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
+import { addWebhookRoutes } from './webhooks/routes.ts';
+import { createWebhookUseCases } from './webhooks/use-cases.ts';
+import { wroteTo } from './webhooks/wake.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
@@ -61,7 +64,7 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const storage = createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const storage = wakingDeliveries(createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) }), db);
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -70,6 +73,8 @@ export function createApp(options: AppOptions): App {
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db) };
+  addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
   addOpenApiRoutes(router, config);
   const pipeline = createPipeline({
     router,
@@ -87,6 +92,15 @@ export function createApp(options: AppOptions): App {
     logger,
     metrics,
   });
+}
+
+// Every committed write may have recorded an event for a webhook: the deliverers of this process look at once.
+function wakingDeliveries(storage: Storage, db: Database): Storage {
+  const woken = <T>(result: T): T => {
+    wroteTo(db);
+    return result;
+  };
+  return { ...storage, transaction: (work) => storage.transaction(work).then(woken), singleWrite: (work) => storage.singleWrite(work).then(woken) };
 }
 
 // The pipeline's reports, counted in the service's metrics.

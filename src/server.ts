@@ -14,6 +14,7 @@ import { answerClientError } from './http/client-error.ts';
 import { overflowedInRequestLine, type ParseErrorDetails } from './http/head-overflow.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
+import { startWebhookDeliveries } from './webhook-deliveries.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 
 /** A listening service. */
@@ -179,9 +180,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
       await stopListening(server);
       throw error;
     });
+    const deliveries = startWebhookDeliveries({ db, config, logger, metrics });
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
-      closing ??= shutdown(server, app, config.shutdownTimeoutMs)
+      closing ??= Promise.all([shutdown(server, app, config.shutdownTimeoutMs), deliveries.stop(config.shutdownTimeoutMs)])
         .then(() => exposed.close())
         .then(() => releaseAll(releases));
       return closing;

@@ -2,6 +2,7 @@ import type { IdempotencyRepository } from '../idempotency/repository.ts';
 import type { ApiKeyRepository } from '../keys/repository.ts';
 import type { ProductRepository } from '../products/repository.ts';
 import type { ReadinessRepository } from '../readiness/repository.ts';
+import type { DeliveryRepository, WebhookRepository } from '../webhooks/repository.ts';
 import type { WorkspaceRepository } from '../workspaces/repository.ts';
 
 /** The repositories a write transaction works with, all bound to that one transaction. */
@@ -10,6 +11,8 @@ export interface Repositories {
   readonly workspaces: WorkspaceRepository;
   readonly idempotency: IdempotencyRepository;
   readonly keys: ApiKeyRepository;
+  readonly webhooks: WebhookRepository;
+  readonly webhookDeliveries: DeliveryRepository;
 }
 
 /**
@@ -24,6 +27,8 @@ export interface Storage {
   readonly workspaces: WorkspaceRepository;
   readonly readiness: ReadinessRepository;
   readonly keys: ApiKeyRepository;
+  readonly webhooks: WebhookRepository;
+  readonly webhookDeliveries: DeliveryRepository;
   /**
    * Runs `work` in a transaction and resolves with its result once the COMMIT is acknowledged;
    * if `work` rejects, nothing it wrote remains and the rejection is passed on. Engines may run

@@ -3,6 +3,8 @@ import { createPostgresIdempotencyRepository } from './idempotency.ts';
 import { createPostgresApiKeyRepository } from './keys.ts';
 import { createPostgresProductRepository } from './products.ts';
 import { createPostgresReadinessRepository } from './readiness.ts';
+import { createPostgresDeliveryRepository } from './webhook-deliveries.ts';
+import { createPostgresWebhookRepository } from './webhooks.ts';
 import { createPostgresWorkspaceRepository } from './workspaces.ts';
 import { StorageBusyError } from '../db/errors.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
@@ -20,6 +22,8 @@ function repositoriesOn(db: SqlRunner): Repositories {
     workspaces: createPostgresWorkspaceRepository(db),
     idempotency: createPostgresIdempotencyRepository(db),
     keys: createPostgresApiKeyRepository(db),
+    webhooks: createPostgresWebhookRepository(db),
+    webhookDeliveries: createPostgresDeliveryRepository(db),
   };
 }
 
@@ -62,6 +66,8 @@ export function createPostgresStorage(client: PostgresClient, options: PostgresS
     workspaces: reads.workspaces,
     readiness: createPostgresReadinessRepository(client),
     keys: reads.keys,
+    webhooks: reads.webhooks,
+    webhookDeliveries: reads.webhookDeliveries,
     transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
     singleWrite: (work) => retrying(maxAttempts, () => work(repositoriesOn(oneStatement(client)))),
   };

@@ -50,7 +50,7 @@ function urlRule(allowPrivate: boolean): FieldRule<string> {
       return '';
     }
     const checked = checkWebhookUrl(value, allowPrivate);
-    if (checked.ok) return checked.url;
+    if (checked.ok) return checked.url.href;
     errors.push(fieldError(field, checked.code, checked.detail));
     return '';
   };

@@ -5,7 +5,7 @@ import type { Import, ImportGraph } from './import-graph.ts';
 /** Every top-level folder (with its trailing slash) and file of src/, by the part of the house it is. */
 export const PARTS = {
   /** Starts a process or exports the package: may plug in anything. */
-  entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts'],
+  entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts', 'src/webhook-deliveries.ts'],
   /** The one place that wires the request path. */
   wiring: ['src/app.ts'],
   /** The core a reader needs first: the request path, the resources, SQLite. */

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { databaseUrlProblem, redactDatabaseUrl } from './db/database-url.ts';
+import { parseWebhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -51,6 +52,8 @@ export interface Config {
   /** The metrics listener's port (0: any free port), or null when metrics are off. */
   metricsPort: number | null;
   metricsHost: string;
+  /** SVC_WEBHOOK_TIMEOUT_MS, SVC_WEBHOOK_RETRY_SCHEDULE, SVC_WEBHOOK_ALLOW_PRIVATE (docs/webhooks.md). */
+  webhooks: WebhookSettings;
 }
 
 /** Thrown for an invalid variable; its message is the one line start-up prints. */
@@ -283,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwt: jwtSettings(env, auth),
     metricsPort: metricsPort(env),
     metricsHost: host(env, 'SVC_METRICS_HOST'),
+    webhooks: parseWebhookSettings(env),
   });
   return checkAuth(checkMetricsPort(config));
 }

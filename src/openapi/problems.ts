@@ -55,6 +55,8 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   method_not_allowed: { on: 'any_request' },
   idempotency_key_in_use: { on: ['create'], resources: REPLAYED_CREATES },
   product_archived: { on: ['change'], resources: ['products'] },
+  // A manual retry of a delivery (POST …/deliveries/{eventId}/retry), described with the webhook operations.
+  webhook_disabled: { on: [] },
   // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
   precondition_failed: { on: ['read', 'change', 'remove'] },
   payload_too_large: { on: WITH_BODY },

@@ -6,7 +6,7 @@ import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok, parseId, type RequestContext } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import { checkBodyHeaders, readValidated, type WriteDeps } from '../http/write-input.ts';
-import { DELIVERY_STATUSES, type Webhook } from './model.ts';
+import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
 import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
 import type { WebhookUseCases } from './use-cases.ts';
 import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch } from './validate.ts';
@@ -103,7 +103,7 @@ export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCa
   });
   router.add('POST', PATH, Scope.admin, createWebhookHandler(webhooks, writes, options));
   router.add('GET', `${PATH}/{id}`, Scope.admin, readHandler(ITEM, webhooks.get));
-  const patch = patchHandler(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options.allowPrivate), change: webhooks.change, refusals: {} });
+  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options.allowPrivate), change: webhooks.change, refusals: {} });
   router.add('PATCH', `${PATH}/{id}`, Scope.admin, async (ctx) => {
     const reply = await patch(ctx);
     // Enabled again: its pending deliveries are due now.

@@ -1,3 +1,4 @@
+import type { EventType, StoredEvent } from '../events/model.ts';
 import { type Delivery, type DeliveryStatus, type Webhook, type WebhookStatus } from './model.ts';
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
@@ -82,4 +83,18 @@ export function pickFairly<T>(candidates: readonly T[], webhookOf: (candidate: T
     picked.push(candidate);
   }
   return picked;
+}
+
+/** The columns of an event a delivery keeps a copy of, as stored. */
+export interface EventCopy {
+  id: string;
+  type: number;
+  createdAt: string;
+  /** The resource's row as JSON text (the events table's `data`). */
+  data: string;
+}
+
+/** The event a delivery's copy stands for: the same StoredEvent the feed reads, so the same bytes. */
+export function storedEventFromCopy(copy: EventCopy): StoredEvent {
+  return { id: copy.id, type: copy.type as EventType, createdAt: copy.createdAt, row: JSON.parse(copy.data) as unknown[] };
 }

@@ -67,7 +67,9 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
     async record(attempt) {
       const [row] = await db.rows(
         `UPDATE webhook_deliveries SET status = $1, attempts = attempts + 1, round_attempts = round_attempts + 1, last_attempt_at = $2,
-           last_response_status = $3, next_attempt_at = $4, claimed_until = NULL, claim_token = NULL
+           last_response_status = $3, claimed_until = NULL, claim_token = NULL,
+           -- A webhook disabled meanwhile plans nothing: its deliveries go on when it is enabled again.
+           next_attempt_at = CASE WHEN (SELECT status FROM webhooks WHERE id = webhook_id) = ${WebhookStatus.enabled} THEN $4::bigint END
          WHERE seq = $5 AND claim_token = $6 RETURNING webhook_id`,
         [attempt.status, attempt.attemptedAt, attempt.responseStatus, attempt.nextAttemptAt, attempt.seq, attempt.claimToken],
       );

@@ -39,7 +39,9 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
   const take = db.prepare('UPDATE webhook_deliveries SET claimed_until = ?, claim_token = ? WHERE seq = ?');
   const record = db.prepare(
     `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, round_attempts = round_attempts + 1, last_attempt_at = ?,
-       last_response_status = ?, next_attempt_at = ?, claimed_until = NULL, claim_token = NULL
+       last_response_status = ?, claimed_until = NULL, claim_token = NULL,
+       -- A webhook disabled meanwhile plans nothing: its deliveries go on when it is enabled again.
+       next_attempt_at = CASE WHEN (SELECT status FROM webhooks WHERE id = webhook_id) = ${WebhookStatus.enabled} THEN ? END
      WHERE seq = ? AND claim_token = ?`,
   );
   const disable = db.prepare(

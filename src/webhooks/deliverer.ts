@@ -109,7 +109,7 @@ export function startDeliverer(options: DelivererOptions): Deliverer {
   const attempt = async (delivery: ClaimedDelivery): Promise<void> => {
     const body = eventJson(delivery.event);
     const headers = attemptHeaders(delivery, body, Date.now());
-    const result = await send({ url: delivery.url, headers, body, timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
+    const result = await send({ url: new URL(delivery.url), headers, body, timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
     const { record, outcome } = outcomeOf(delivery, result, Date.now());
     options.onAttempt?.(outcome);
     if (outcome !== 'delivered') {

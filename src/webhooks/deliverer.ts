@@ -40,8 +40,9 @@ export interface Deliverer {
   stop(graceMs?: number): Promise<void>;
 }
 
-// How long a claim holds beyond the attempt's own timeout: the time to record its outcome.
-const LEASE_MARGIN_MS = 15_000;
+// How long a claim holds beyond the attempt's own timeout: the time to record its outcome. A process
+// that dies mid-attempt delays that delivery by at most this and the timeout.
+const LEASE_MARGIN_MS = 5_000;
 // After a claim failed (the database unreachable, busy): the wait before the next try.
 const OUTAGE_BACKOFF_MS = 1_000;
 // How often the oldest pending delivery is read for the gauge.

@@ -10,7 +10,7 @@ export interface Received {
 }
 
 /** How a receiver answers a request: a status and headers, or `hang` (never answer), or `close` (drop the connection). */
-export type Answer = { status: number; headers?: Record<string, string> } | 'hang' | 'close';
+export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang' | 'close';
 
 /** A webhook receiver on 127.0.0.1 that records every request and answers as the test says. */
 export interface Receiver {
@@ -66,7 +66,14 @@ export async function startReceiver(port = 0, path = '/hook'): Promise<Receiver>
       const answer = receiver.answer(request, received.length - 1);
       if (answer === 'hang') hanging.add(res);
       else if (answer === 'close') res.destroy();
-      else res.writeHead(answer.status, answer.headers ?? {}).end();
+      else if (answer.delayMs === undefined) res.writeHead(answer.status, answer.headers ?? {}).end();
+      else {
+        hanging.add(res);
+        setTimeout(() => {
+          hanging.delete(res);
+          if (!res.destroyed) res.writeHead(answer.status, answer.headers ?? {}).end();
+        }, answer.delayMs);
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -1,6 +1,7 @@
 import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { keyOperations } from './key-paths.ts';
+import { webhookOperations } from './webhook-paths.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import { accessOf } from './options.ts';
 import type { ResourceName } from './problems.ts';
@@ -160,6 +161,7 @@ const DOCUMENTED: readonly DocumentedOperation[] = [
   { method: 'GET', pattern: '/api/ping', build: readinessPath },
   ...RESOURCES.flatMap(resourceOperations),
   ...keyOperations(),
+  ...webhookOperations(),
   { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
   { method: 'GET', pattern: '/api/docs', build: docsPagePath },
 ];

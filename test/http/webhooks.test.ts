@@ -193,4 +193,14 @@ describe('the webhook endpoints', () => {
     assert.equal(retry.status, 404);
     assert.equal((await fetch(`${server.url}/api/webhooks/${webhook['id']}/deliveries/a.b/retry`, { method: 'POST' })).status, 404);
   });
+
+  test("the API's page and the OpenAPI document list every webhook operation; the document's top-level webhooks has every event type", async () => {
+    const page = await (await read('/api/docs')).text();
+    const document = (await (await read('/api/openapi.json')).json()) as Json;
+    const operations = ['listWebhooks', 'createWebhook', 'getWebhook', 'changeWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'listWebhookDeliveries', 'retryWebhookDelivery'];
+    for (const id of operations) assert.ok(page.includes(id), id);
+    const webhooks = document['webhooks'] as Record<string, { post: { parameters: Json[] } }>;
+    assert.deepEqual(Object.keys(webhooks), ['product.created', 'product.updated', 'product.deleted', 'workspace.created', 'workspace.updated', 'workspace.deleted']);
+    for (const entry of Object.values(webhooks)) assert.deepEqual(entry.post.parameters.map((p) => p['name']), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+  });
 });

@@ -4,6 +4,11 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { countingEvents } from './events/count.ts';
+import { EVENT_TYPE_NAMES } from './events/model.ts';
+import type { EventRepository } from './events/repository.ts';
+import { addEventRoutes } from './events/routes.ts';
+import { createEventUseCases } from './events/use-cases.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
 import { createCors } from './http/cors.ts';
@@ -57,6 +62,8 @@ export interface App {
   readonly logger: Logger;
   /** The metrics given at creation (serve `metrics.text()` on a listener of your own), or null. */
   readonly metrics: ServiceMetrics | null;
+  /** The event feed's storage: what startEventRetention(app) deletes expired events from (docs/embedding.md). */
+  readonly events: EventRepository;
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -64,7 +71,10 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const storage = wakingDeliveries(createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) }), db);
+  const retention = { eventRetentionMs: config.events.retentionMs };
+  const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
+  const storage = wakingDeliveries(counted, db);
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -72,6 +82,7 @@ export function createApp(options: AppOptions): App {
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
+  addEventRoutes(router, createEventUseCases(storage.events));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db) };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
@@ -91,6 +102,7 @@ export function createApp(options: AppOptions): App {
     routes: router.routes(),
     logger,
     metrics,
+    events: storage.events,
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Access } from '../http/router.ts';
+import { eventOperations } from './event-paths.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { keyOperations } from './key-paths.ts';
 import { webhookOperations } from './webhook-paths.ts';
@@ -161,6 +162,7 @@ const DOCUMENTED: readonly DocumentedOperation[] = [
   { method: 'GET', pattern: '/api/ping', build: readinessPath },
   ...RESOURCES.flatMap(resourceOperations),
   ...keyOperations(),
+  ...eventOperations(),
   ...webhookOperations(),
   { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
   { method: 'GET', pattern: '/api/docs', build: docsPagePath },

@@ -156,7 +156,7 @@ export function webhookDeliveries(): JsonObject {
         // The receiver's own endpoint: it checks the signature, not a credential of this service.
         security: [],
         parameters: WEBHOOK_HEADERS.map((header) => ({ ...header, in: 'header', required: true })),
-        requestBody: { required: true, content: { 'application/json': { schema: { allOf: [ref('schemas', 'WebhookEvent'), { properties: { type: { const: name } } }] } } } },
+        requestBody: { required: true, content: { 'application/json': { schema: { allOf: [ref('schemas', 'Event'), { properties: { type: { const: name } } }] } } } },
         responses: {
           '2XX': { description: 'Delivered.' },
           '410': { description: 'Gone: the webhook is disabled; nothing more is sent until it is enabled again.' },

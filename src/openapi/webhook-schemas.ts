@@ -1,8 +1,7 @@
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../events/model.ts';
 import { DeliveryStatus, WebhookStatus } from '../webhooks/model.ts';
 import { MAX_URL_LENGTH } from '../webhooks/targets.ts';
 import { DEFAULT_KEEP_CURRENT_SECONDS, MAX_KEEP_CURRENT_SECONDS } from '../webhooks/validate.ts';
-import { closedObject, createdAt, EXAMPLE_TIME, EXAMPLES, type JsonObject, ref } from './schemas.ts';
+import { closedObject, createdAt, EXAMPLE_TIME, type JsonObject, ref } from './schemas.ts';
 
 const at = EXAMPLE_TIME;
 const webhook = { id: 4, url: 'https://hooks.example.com/svc', events: ['product.created'], status: WebhookStatus.enabled, createdAt: at, updatedAt: at };
@@ -12,10 +11,9 @@ const delivery = {
   eventId: '1042', eventType: 'product.created', status: DeliveryStatus.pending, attempts: 2,
   lastAttemptAt: '2026-11-22T09:30:05.120Z', lastResponseStatus: 500, nextAttemptAt: '2026-11-22T09:35:05.120Z',
 };
-const event = { id: '1042', type: 'product.created', createdAt: at, data: EXAMPLES.product };
 
 /** Examples of the webhook endpoints and deliveries. */
-export const WEBHOOK_EXAMPLES = { webhook, withSecret: { ...webhook, secret: exampleSecret }, delivery, event } as const;
+export const WEBHOOK_EXAMPLES = { webhook, withSecret: { ...webhook, secret: exampleSecret }, delivery } as const;
 
 const WEBHOOK_MEMBERS = ['id', 'url', 'events', 'status', 'createdAt', 'updatedAt'];
 const DELIVERY_MEMBERS = ['eventId', 'eventType', 'status', 'attempts', 'lastAttemptAt', 'lastResponseStatus', 'nextAttemptAt'];
@@ -58,21 +56,9 @@ function webhookMembers(): JsonObject {
   };
 }
 
-// The Event a delivery's body carries: the feed's representation.
-function eventSchema(): JsonObject {
-  return closedObject(['id', 'type', 'createdAt', 'data'], {
-    id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Opaque, unique, never reused; the `webhook-id` of its deliveries.' },
-    type: ref('schemas', 'EventType'),
-    createdAt,
-    data: { oneOf: [ref('schemas', 'Product'), ref('schemas', 'Workspace')], description: 'The resource right after the change (for `*.deleted`, just before).' },
-  }, { description: 'What changed: one committed change of a product or a workspace.', examples: [event] });
-}
-
 /** `components.schemas` of the webhook endpoints and their deliveries. */
 export function webhookSchemas(): JsonObject {
   return {
-    EventType: { type: 'string', enum: EVENT_TYPES.map((type) => EVENT_TYPE_NAMES[type]), description: 'The type of an event: what changed and how.' },
-    WebhookEvent: eventSchema(),
     WebhookStatus: integerEnum('WebhookStatus: 1 = enabled, 2 = disabled (by a PATCH, or by a receiver that answered 410).', WebhookStatus),
     DeliveryStatus: integerEnum('DeliveryStatus: 1 = pending, 2 = delivered, 3 = failed.', DeliveryStatus),
     Webhook: closedObject(WEBHOOK_MEMBERS, webhookMembers(), { description: 'A webhook: never its secret.', examples: [webhook] }),

@@ -34,9 +34,13 @@ function observed<R extends ProductRepository | WorkspaceRepository>(repository:
 
 function observedRepositories(tx: Repositories, recorded: Recorded): Repositories {
   return {
-    ...tx,
     products: observed(tx.products, [EventType.productCreated, EventType.productUpdated, EventType.productDeleted], recorded),
     workspaces: observed(tx.workspaces, [EventType.workspaceCreated, EventType.workspaceUpdated, EventType.workspaceDeleted], recorded),
+    idempotency: tx.idempotency,
+    keys: tx.keys,
+    // Read through on use: a SQLite transaction's repositories are a view (src/sqlite/revocable.ts) that spreads to nothing.
+    webhooks: tx.webhooks,
+    webhookDeliveries: tx.webhookDeliveries,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { SqlRunner } from './client.ts';
 import { type ClaimedDelivery, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { DELIVERY_COLUMNS, deliveryFromRow, pickFairly, signingSecrets, storedEventFromCopy } from '../webhooks/rows.ts';
+import { candidatesFor, DELIVERY_COLUMNS, deliveryFromRow, pickFairly, signingSecrets, storedEventFromCopy } from '../webhooks/rows.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 
@@ -55,7 +55,7 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
          WHERE d.status = 1 AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1) AND w.status = ${WebhookStatus.enabled}
            AND d.webhook_id <> ALL ($2::bigint[])
          ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED`,
-        [request.now, request.excludeWebhooks, request.limit * request.perWebhook],
+        [request.now, request.excludeWebhooks, candidatesFor(request)],
       );
       const picked = pickFairly(rows, (row) => Number(row[1]), request.limit, request.perWebhook);
       if (picked.length === 0) return [];

@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { type ClaimedDelivery, type Delivery, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { DELIVERY_COLUMNS, deliveryFromRow, pickFairly, signingSecrets, storedEventFromCopy } from '../webhooks/rows.ts';
+import { candidatesFor, DELIVERY_COLUMNS, deliveryFromRow, pickFairly, signingSecrets, storedEventFromCopy } from '../webhooks/rows.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
@@ -30,12 +30,14 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
   const restart = db.prepare('UPDATE webhook_deliveries SET status = 1, round_attempts = 0, next_attempt_at = ?, claimed_until = NULL, claim_token = NULL WHERE seq = ?');
   const pause = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 1');
   const resume = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 1 AND next_attempt_at IS NULL');
+  // Only the keys first: most candidates are not picked, and their copies of the events are not read.
   const candidates = db.prepare(
-    `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    `SELECT d.seq, d.webhook_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
      WHERE d.status = 1 AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?) AND w.status = ${WebhookStatus.enabled}
        AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
      ORDER BY d.next_attempt_at LIMIT ?`,
   );
+  const claimed = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.seq = ?`);
   const take = db.prepare('UPDATE webhook_deliveries SET claimed_until = ?, claim_token = ? WHERE seq = ?');
   const record = db.prepare(
     `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, round_attempts = round_attempts + 1, last_attempt_at = ?,
@@ -51,7 +53,7 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
   const pauseOfDelivery = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE status = 1 AND webhook_id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?)');
   const nextDue = db.prepare('SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
   const oldest = db.prepare('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
-  for (const read of [page, pageOfStatus, byEvent, candidates, nextDue, oldest]) read.setReturnArrays(true);
+  for (const read of [page, pageOfStatus, byEvent, candidates, claimed, nextDue, oldest]) read.setReturnArrays(true);
   return {
     async listBefore(webhookId, beforeSeq, limit, status) {
       const below = beforeSeq ?? Number.MAX_SAFE_INTEGER;
@@ -71,10 +73,12 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
       else resume.run(now, webhookId);
     },
     async claim(request) {
-      const rows = candidates.all(request.now, request.now, JSON.stringify(request.excludeWebhooks), request.limit * request.perWebhook) as unknown as Row[];
+      const rows = candidates.all(request.now, request.now, JSON.stringify(request.excludeWebhooks), candidatesFor(request)) as unknown as Row[];
       const picked = pickFairly(rows, (row) => Number(row[1]), request.limit, request.perWebhook);
-      for (const row of picked) take.run(request.leaseUntil, request.claimToken, row[0] as number);
-      return picked.map((row) => claimedFromRow(row, request.now, request.claimToken));
+      return picked.map((row) => {
+        take.run(request.leaseUntil, request.claimToken, row[0] as number);
+        return claimedFromRow(claimed.get(row[0] as number) as unknown as Row, request.now, request.claimToken);
+      });
     },
     async record(attempt) {
       const { changes } = record.run(

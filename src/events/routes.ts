@@ -26,7 +26,7 @@ function refusal(read: Exclude<EventRead, { kind: 'events' }>): HttpError {
   return invalidQuery('after', 'invalid', detail);
 }
 
-/** GET (and HEAD) /api/events as JSON: a page of the feed with its `next` link and ETag (API.md §16). */
+/** GET (and HEAD) /api/events as JSON: a page of the feed with its `next` link and ETag (docs/events.md). */
 export function feedHandler(events: EventUseCases): Handler {
   return async (ctx: RequestContext): Promise<Reply> => {
     const query = parseFeedQuery(ctx.query);
@@ -43,7 +43,7 @@ export function feedHandler(events: EventUseCases): Handler {
   };
 }
 
-/** Registers the event feed: scope read, like every other read (API.md §13). */
+/** Registers the event feed: scope read, like every other read (docs/security.md). */
 export function addEventRoutes(router: Router<Handler>, events: EventUseCases): void {
   router.add('GET', EVENTS_PATH, Scope.read, feedHandler(events));
 }

@@ -107,7 +107,7 @@ describe('webhook deliveries', () => {
     assert.equal((await log(id, '?status=2')).length, 1);
   });
 
-  test('a refused connection is a failed attempt; after the schedule the delivery is failed (3 attempts for 2 delays)', async () => {
+  test('a refused connection is a failed attempt; after the schedule the delivery is failed (3 attempts for 2 delays); a manual retry starts the schedule again', async () => {
     receiver = await startReceiver();
     const closedPort = receiver.port;
     await receiver.close();
@@ -122,6 +122,14 @@ describe('webhook deliveries', () => {
       assert.equal(line['eventId'], failed?.['eventId']);
       assert.ok(!JSON.stringify(line).includes('gone-away'), 'the full URL is never logged');
     }
+    // A manual retry starts the schedule again: three more attempts, not one.
+    assert.equal((await fetch(`${server.url}/api/webhooks/${id}/deliveries/${failed?.['eventId']}/retry`, { method: 'POST' })).status, 202);
+    const again = await eventually(async () => {
+      const [entry] = await log(id);
+      return entry?.['status'] === 3 && entry['attempts'] !== 3 ? entry : undefined;
+    }, 20_000, 'the retried delivery failed again');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal((await log(id))[0]?.['attempts'], 6, JSON.stringify(again));
     receiver = await startReceiver();
   });
 

@@ -80,8 +80,11 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
       );
       await db.run('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = $1 AND status = 1', [row[0]]);
     },
-    async nextDue() {
-      const [row] = await db.rows('SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
+    async nextDue(now) {
+      const [row] = await db.rows(
+        'SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $1)',
+        [now],
+      );
       return numberOrNull(row?.[0]);
     },
     async oldestPending() {

@@ -51,7 +51,7 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
      WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?) AND status = ${WebhookStatus.enabled}`,
   );
   const pauseOfDelivery = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE status = 1 AND webhook_id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?)');
-  const nextDue = db.prepare('SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
+  const nextDue = db.prepare('SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?)');
   const oldest = db.prepare('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
   for (const read of [page, pageOfStatus, byEvent, candidates, claimed, nextDue, oldest]) read.setReturnArrays(true);
   return {
@@ -88,8 +88,8 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
       disable.run(new Date(attempt.attemptedAt).toISOString(), attempt.seq);
       pauseOfDelivery.run(attempt.seq);
     },
-    async nextDue() {
-      const row = nextDue.get() as Row | undefined;
+    async nextDue(now) {
+      const row = nextDue.get(now) as Row | undefined;
       return row?.[0] === null || row?.[0] === undefined ? null : Number(row[0]);
     },
     async oldestPending() {

@@ -75,7 +75,7 @@ class DeliveryLoop implements Deliverer {
     this.#pollMs = options.pollMs ?? 250;
     const logger: Logger = options.logger;
     this.#warnOutage = throttled<Error>(30_000, (error, heldBack) =>
-      logger.warn('webhook deliveries paused: the database cannot be reached; they resume by themselves', { reason: error.message, heldBack }),
+      logger.warn('webhook deliveries paused: the database is unreachable or busy; they resume by themselves', { reason: error.message, heldBack }),
     );
     const send = options.send ?? sendWebhook;
     this.#deps = { storage: this.#storage, settings: this.#settings, logger, send, onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
@@ -121,10 +121,12 @@ class DeliveryLoop implements Deliverer {
     this.#timer.unref();
   }
 
-  // Claims while slots are free and deliveries due, then sleeps until the next poll (or a wake).
+  // Claims while slots are free and deliveries due, then sleeps until the next poll (or a wake). A read
+  // first: an idle poll takes no write lock (SQLite) and opens no transaction.
   async #run(): Promise<void> {
     try {
-      while (!this.#stopped && (await this.#claimSome()) > 0);
+      const due = await this.#storage.webhookDeliveries.nextDue(Date.now());
+      if (due !== null && due <= Date.now()) while (!this.#stopped && (await this.#claimSome()) > 0);
       await this.#readOldest();
       this.#schedule(this.#pollMs);
     } catch (error) {

@@ -42,8 +42,8 @@ export interface DeliveryRepository {
   claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome, unless the claim was lost (its lease expired and another took it). */
   record(attempt: AttemptRecord): Promise<void>;
-  /** The next_attempt_at of the earliest pending, planned delivery (Unix ms), or null. */
-  nextDue(): Promise<number | null>;
+  /** When the earliest pending delivery that no unexpired lease holds is planned (Unix ms), or null: a read, so an idle poll takes no lock. */
+  nextDue(now: number): Promise<number | null>;
   /** When the oldest pending delivery's event was recorded (Unix ms), or null when none is pending. */
   oldestPending(): Promise<number | null>;
 }

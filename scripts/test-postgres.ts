@@ -22,6 +22,7 @@ const FILES = [
   'test/ops/rate-limit.test.ts',
   'test/ops/shutdown.test.ts',
   'test/ops/two-processes.test.ts',
+  'test/reliability/webhooks-at-least-once.test.ts',
   'test/unit/start-server-ownership.test.ts',
 ];
 

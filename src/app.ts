@@ -32,6 +32,9 @@ import { addProductRoutes } from './products/routes.ts';
 import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
+import { addWebhookRoutes } from './webhooks/routes.ts';
+import { createWebhookUseCases } from './webhooks/use-cases.ts';
+import { wroteTo } from './webhooks/wake.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
@@ -72,7 +75,8 @@ export function createApp(options: AppOptions): App {
   const metrics = options.metrics ?? null;
   const retention = { eventRetentionMs: config.events.retentionMs };
   const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
-  const storage = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
+  const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
+  const storage = wakingDeliveries(counted, db);
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -82,6 +86,8 @@ export function createApp(options: AppOptions): App {
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   addEventRoutes(router, createEventUseCases(storage.events));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db) };
+  addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
   addOpenApiRoutes(router, config);
   const pipeline = createPipeline({
     router,
@@ -101,6 +107,15 @@ export function createApp(options: AppOptions): App {
     metrics,
     events: storage.events,
   });
+}
+
+// Every committed write may have recorded an event for a webhook: the deliverers of this process look at once.
+function wakingDeliveries(storage: Storage, db: Database): Storage {
+  const woken = <T>(result: T): T => {
+    wroteTo(db);
+    return result;
+  };
+  return { ...storage, transaction: (work) => storage.transaction(work).then(woken), singleWrite: (work) => storage.singleWrite(work).then(woken) };
 }
 
 // The pipeline's reports, counted in the service's metrics.

@@ -3,6 +3,7 @@ import { type EventSettings, parseEventSettings } from './events/settings.ts';
 import { checkMetricsPort, type MetricsSettings, parseMetricsSettings } from './metrics/settings.ts';
 import type { Env } from './shared/settings.ts';
 import { type JwtSettings, parseJwtSettings } from './tokens/settings.ts';
+import { parseWebhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
 // The one place that assembles the settings: each part parses its own variables in a module beside
 // it (src/core-settings.ts for the core, src/<part>/settings.ts for a later part), and this file, the
@@ -19,7 +20,8 @@ export interface Config extends CoreSettings, MetricsSettings {
   jwt: JwtSettings;
   /** SVC_EVENTS_*: the event feed (src/events/settings.ts). */
   events: EventSettings;
-  // Webhooks (src/webhooks/settings.ts) go here: `webhooks: WebhookSettings`, parsed in loadConfig below.
+  /** SVC_WEBHOOK_*: deliveries (src/webhooks/settings.ts). */
+  webhooks: WebhookSettings;
 }
 
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
@@ -30,7 +32,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwt: parseJwtSettings(env, auth),
     ...parseMetricsSettings(env),
     events: parseEventSettings(env),
-    // webhooks: parseWebhookSettings(env),
+    webhooks: parseWebhookSettings(env),
   };
   checkTimeouts(config);
   checkMetricsPort(config, config);

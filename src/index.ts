@@ -40,3 +40,5 @@ export { KEY_SCANNER_PATTERN } from './keys/format.ts';
 /** Callers: the scopes, and the seam an embedding program's own kind of credential implements (AppOptions.credentials). */
 export { Scope, type ScopeName } from './callers/scopes.ts';
 export { type Caller, type CredentialCheck, type Identified, NOT_VALID, type Refusal, type RefusalReason, refused } from './callers/caller.ts';
+/** Webhook deliveries for a program that uses createApp alone (startServer starts them by itself): `startWebhookDeliveries({ db, config })`, stopped with `stop()`. */
+export { startWebhookDeliveries, type WebhookDeliveries, type WebhookDeliveriesOptions } from './webhook-deliveries.ts';

@@ -15,6 +15,7 @@ import { overflowedInRequestLine, type ParseErrorDetails } from './http/head-ove
 import { startEventRetention } from './events/retention.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
+import { startWebhookDeliveries } from './webhook-deliveries.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 
 /** A listening service. */
@@ -182,9 +183,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
       await stopListening(server);
       throw error;
     });
+    const deliveries = startWebhookDeliveries({ db, config, logger, metrics });
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
-      closing ??= shutdown(server, app, config.shutdownTimeoutMs)
+      closing ??= Promise.all([shutdown(server, app, config.shutdownTimeoutMs), deliveries.stop(config.shutdownTimeoutMs)])
         .then(() => exposed.close())
         .then(() => releaseAll(releases));
       return closing;

@@ -3,6 +3,7 @@ import type { IdempotencyRepository } from '../idempotency/repository.ts';
 import type { ApiKeyRepository } from '../keys/repository.ts';
 import type { ProductRepository } from '../products/repository.ts';
 import type { ReadinessRepository } from '../readiness/repository.ts';
+import type { DeliveryRepository, WebhookRepository } from '../webhooks/repository.ts';
 import type { WorkspaceRepository } from '../workspaces/repository.ts';
 
 /** The repositories a write transaction works with, all bound to that one transaction. */
@@ -11,6 +12,8 @@ export interface Repositories {
   readonly workspaces: WorkspaceRepository;
   readonly idempotency: IdempotencyRepository;
   readonly keys: ApiKeyRepository;
+  readonly webhooks: WebhookRepository;
+  readonly webhookDeliveries: DeliveryRepository;
 }
 
 /**
@@ -25,6 +28,8 @@ export interface Storage {
   readonly workspaces: WorkspaceRepository;
   readonly readiness: ReadinessRepository;
   readonly keys: ApiKeyRepository;
+  readonly webhooks: WebhookRepository;
+  readonly webhookDeliveries: DeliveryRepository;
   /** The event feed (reads, and retention's deletions); the product and workspace repositories record the events. */
   readonly events: EventRepository;
   /**

@@ -38,6 +38,9 @@ function observedRepositories(tx: Repositories, recorded: Recorded): Repositorie
     workspaces: observed(tx.workspaces, [EventType.workspaceCreated, EventType.workspaceUpdated, EventType.workspaceDeleted], recorded),
     idempotency: tx.idempotency,
     keys: tx.keys,
+    // Read through on use: a SQLite transaction's repositories are a view (src/sqlite/revocable.ts) that spreads to nothing.
+    webhooks: tx.webhooks,
+    webhookDeliveries: tx.webhookDeliveries,
   };
 }
 

@@ -19,6 +19,7 @@ export const ERRORS = {
   method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },
   idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },
   product_archived: { status: 409, detail: 'An archived product can only change its status; unarchive it to edit it.' },
+  webhook_disabled: { status: 409, detail: 'The webhook is disabled; enable it (status 1) to retry its deliveries.' },
   precondition_failed: { status: 412, detail: 'A precondition failed: If-Match matches no current entity tag of this resource, or If-None-Match matches the current one (or is *); nothing was changed.' },
   events_expired: { status: 410, detail: 'The events after the given one are no longer kept; start again without after (or Last-Event-ID).' },
   payload_too_large: { status: 413, detail: 'The request body is larger than the limit.' },

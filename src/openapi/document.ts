@@ -3,6 +3,8 @@ import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
 import { eventHeaders, eventParameters, eventSchemas } from './event-paths.ts';
 import { headerComponents, parameterComponents } from './headers.ts';
 import { keySchemas } from './key-schemas.ts';
+import { webhookDeliveries } from './webhook-paths.ts';
+import { webhookSchemas } from './webhook-schemas.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
 import { ERROR_SCOPES, type ErrorScope, exampleProblem, type OperationKind } from './problems.ts';
 import { type JsonObject, schemaComponents } from './schemas.ts';
@@ -26,6 +28,8 @@ const KIND_TEXT: Readonly<Record<OperationKind, string>> = {
   create: 'creates',
   change: 'changes',
   remove: 'deletes',
+  log: 'delivery logs',
+  action: 'retries of a delivery',
 };
 const WHEN_TEXT = {
   rate_limit: 'when rate limiting is on',
@@ -91,6 +95,11 @@ function description(options: OpenApiOptions): string {
   ].join('\n');
 }
 
+/** Whether the webhook endpoints are served, and so their schemas and the deliveries documented. */
+function servesWebhooks(options: OpenApiOptions): boolean {
+  return options.routes.some((route) => route.pattern === '/api/webhooks');
+}
+
 /** Whether the keys endpoints are served (SVC_AUTH=keys), and so documented with what they need. */
 function servesKeys(options: OpenApiOptions): boolean {
   return options.routes.some((route) => route.pattern === '/api/keys' || route.pattern.startsWith('/api/keys/'));
@@ -99,7 +108,7 @@ function servesKeys(options: OpenApiOptions): boolean {
 function components(options: OpenApiOptions): JsonObject {
   const keys = servesKeys(options);
   const parts: JsonObject = {
-    schemas: { ...schemaComponents(keys), ...(keys ? keySchemas() : {}), ...eventSchemas() },
+    schemas: { ...schemaComponents(keys, servesWebhooks(options)), ...(keys ? keySchemas() : {}), ...eventSchemas(), ...(servesWebhooks(options) ? webhookSchemas() : {}) },
     parameters: { ...parameterComponents(keys), ...eventParameters() },
     headers: { ...headerComponents(options, keys), ...eventHeaders() },
   };
@@ -114,6 +123,7 @@ function tags(options: OpenApiOptions): JsonObject[] {
     { name: 'workspaces', description: 'Workspaces: a name.' },
     ...(servesKeys(options) ? [{ name: 'keys', description: 'API keys: who may call, and with which scopes.' }] : []),
     { name: 'events', description: 'What changed: every committed change of a product or a workspace, as a feed to follow.' },
+    ...(servesWebhooks(options) ? [{ name: 'webhooks', description: 'Webhooks: events POSTed to a URL, signed as Standard Webhooks; their delivery log.' }] : []),
     { name: 'operations', description: 'Readiness and this document.' },
   ];
 }
@@ -133,6 +143,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
     servers: [{ url: '/', description: 'The service that served this document.' }],
     tags: tags(options),
     paths: pathItems(options),
+    ...(servesWebhooks(options) ? { webhooks: webhookDeliveries() } : {}),
     components: components(options),
   };
 }

@@ -46,6 +46,11 @@ export function headerComponents(options: Pick<OpenApiOptions, 'auth' | 'rateLim
         'A replayed create carries the tag it was first sent with.',
       { type: 'string', pattern: ENTITY_TAG },
     ),
+    DeliveriesLink: header(
+      'RFC 8288 link to the next page of a delivery log, with the same `limit` and `status`; absent on the last page. The cursor in it is opaque.',
+      { type: 'string', pattern: '^</api/webhooks/[1-9][0-9]*/deliveries\\?limit=[1-9][0-9]*(&status=[123])?&cursor=[A-Za-z0-9_-]+>; rel="next"$' },
+      false,
+    ),
     IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
     // RFC 9110 §15.5.16: a 415 says which content codings a request body may have.
     AcceptEncoding: header('The content codings a request body may have: only `identity` (no compression). On every 415.', { const: 'identity' }),

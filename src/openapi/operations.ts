@@ -2,6 +2,7 @@ import type { Access } from '../http/router.ts';
 import { eventOperations } from './event-paths.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { keyOperations } from './key-paths.ts';
+import { webhookOperations } from './webhook-paths.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import { accessOf } from './options.ts';
 import type { ResourceName } from './problems.ts';
@@ -162,6 +163,7 @@ const DOCUMENTED: readonly DocumentedOperation[] = [
   ...RESOURCES.flatMap(resourceOperations),
   ...keyOperations(),
   ...eventOperations(),
+  ...webhookOperations(),
   { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
   { method: 'GET', pattern: '/api/docs', build: docsPagePath },
 ];

@@ -6,16 +6,17 @@ import type { Access } from '../http/router.ts';
 import { validationFailed } from '../http/write-input.ts';
 import { validateNewApiKey } from '../keys/validate.ts';
 import { validateNewProduct, validateProductPatch } from '../products/validate.ts';
+import { validateNewWebhook, validateWebhookPatch } from '../webhooks/validate.ts';
 import type { Validated } from '../shared/validation.ts';
 import { validateNewWorkspace, validateWorkspacePatch } from '../workspaces/validate.ts';
 import type { DocumentedAuth } from './options.ts';
 import type { JsonObject } from './schemas.ts';
 
 /** The kinds of operation of the document; an error is placed on some of them. */
-export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove';
+export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove' | 'log' | 'action';
 
 /** The resources, by their path segment; a use-case rule of one is placed on it alone. */
-export type ResourceName = 'products' | 'workspaces' | 'keys' | 'events';
+export type ResourceName = 'products' | 'workspaces' | 'keys' | 'events' | 'webhooks';
 
 /** Where an example problem is answered: the operation's kind, resource and access, and its path. */
 export interface ExamplePlace {
@@ -35,6 +36,10 @@ const INVALID_BODIES: Readonly<Record<ResourceName, Partial<Record<OperationKind
   products: { create: () => validateNewProduct({ priceInCents: -1 }), change: () => validateProductPatch({ name: null, priceInCents: 1.5 }) },
   workspaces: { create: () => validateNewWorkspace({ name: '   ', colour: 'red' }), change: () => validateWorkspacePatch({ name: null }) },
   events: {},
+  webhooks: {
+    create: () => validateNewWebhook({ url: 'ftp://hooks.example.com/', events: ['product.created', 'product.created'] }, false),
+    change: () => validateWebhookPatch({ url: null, status: 3 }, false),
+  },
   keys: { create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW) },
 };
 
@@ -53,11 +58,16 @@ const HEADER_OF_KIND: Partial<Record<OperationKind, { name: string; detail: stri
 const KEYS_TAKE_NO_IDEMPOTENCY_KEY =
   'POST /api/keys takes no Idempotency-Key: its response carries the new key, which is never stored for a replay.';
 
+const WEBHOOKS_TAKE_NO_IDEMPOTENCY_KEY =
+  "POST /api/webhooks takes no Idempotency-Key: its response carries the webhook's secret, which is never stored for a replay.";
+
 function headerError(place: ExamplePlace): HttpError {
   const header =
     place.resource === 'keys' && place.kind === 'create'
       ? { name: 'Idempotency-Key', detail: KEYS_TAKE_NO_IDEMPOTENCY_KEY }
-      : HEADER_OF_KIND[place.kind ?? 'read'];
+      : place.resource === 'webhooks' && place.kind === 'create'
+        ? { name: 'Idempotency-Key', detail: WEBHOOKS_TAKE_NO_IDEMPOTENCY_KEY }
+        : HEADER_OF_KIND[place.kind ?? 'read'];
   if (header === undefined) return new HttpError('invalid_header');
   return new HttpError('invalid_header', { detail: header.detail, errors: [{ parameter: header.name, code: 'invalid', detail: header.detail }] });
 }

@@ -29,7 +29,7 @@ export interface OperationPlace {
   instance: string;
 }
 
-const EVERY_OPERATION: readonly OperationKind[] = ['readiness', 'document', 'list', 'read', 'create', 'change', 'remove'];
+const EVERY_OPERATION: readonly OperationKind[] = ['readiness', 'document', 'list', 'read', 'create', 'change', 'remove', 'log', 'action'];
 // Everything that reads a request body: creates (POST) and changes (PATCH).
 const WITH_BODY: readonly OperationKind[] = ['create', 'change'];
 const WRITES: readonly OperationKind[] = ['create', 'change', 'remove'];
@@ -42,7 +42,7 @@ const REPLAYED_CREATES: readonly ResourceName[] = ['products', 'workspaces'];
  */
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
-  invalid_query: { on: ['list'] },
+  invalid_query: { on: ['list', 'log'] },
   // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete.
   invalid_header: { on: ['read', ...WRITES] },
   bad_request: { on: 'any_request' },
@@ -51,10 +51,12 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   uri_too_long: { on: 'any_request' },
   unauthorized: { on: EVERY_OPERATION, when: 'credential' },
   forbidden: { on: EVERY_OPERATION, when: 'scope' },
-  not_found: { on: ['read', 'change', 'remove'] },
+  not_found: { on: ['read', 'change', 'remove', 'log', 'action'] },
   method_not_allowed: { on: 'any_request' },
   idempotency_key_in_use: { on: ['create'], resources: REPLAYED_CREATES },
   product_archived: { on: ['change'], resources: ['products'] },
+  // A manual retry of a delivery to a disabled webhook (POST …/deliveries/{eventId}/retry).
+  webhook_disabled: { on: ['action'], resources: ['webhooks'] },
   // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
   precondition_failed: { on: ['read', 'change', 'remove'] },
   // The event feed, when an event it would need is past retention (docs/events.md).

@@ -84,7 +84,7 @@ const archivedRule =
   '`name` or `priceInCents` is 409 `product_archived`. A patch may archive, unarchive, or unarchive and edit in one step.';
 
 /** `components.schemas`: every representation and request body of products, workspaces and readiness, and problems; `keys`: with a key's field error codes. */
-export function schemaComponents(keys: boolean): JsonObject {
+export function schemaComponents(keys: boolean, webhooks = false): JsonObject {
   const unknownFields = 'Any other member is reported as `unknown_field`.';
   const status = ref('schemas', 'ProductStatus');
   return {
@@ -118,8 +118,12 @@ export function schemaComponents(keys: boolean): JsonObject {
     Problem: problemSchema(),
     FieldError: closedObject(['pointer', 'code', 'detail'], {
       pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the member; "" for the whole body.' },
-      // `duplicate`: a scope listed twice in a new key's `scopes`.
-      code: { type: 'string', enum: keys ? [...FIELD_ERROR_CODES, 'duplicate'] : FIELD_ERROR_CODES },
+      // `duplicate`: a scope listed twice in a new key's `scopes`, an event type twice in a webhook's `events`;
+      // `invalid_url`, `forbidden_target`: a webhook's `url`.
+      code: {
+        type: 'string',
+        enum: [...FIELD_ERROR_CODES, ...(keys || webhooks ? ['duplicate'] : []), ...(webhooks ? ['invalid_url', 'forbidden_target'] : [])],
+      },
       detail: { type: 'string' },
     }),
     ParameterError: closedObject(['parameter', 'code', 'detail'], {

@@ -5,7 +5,7 @@ import type { DocumentedAuth } from './options.ts';
 import type { JsonObject } from './schemas.ts';
 
 /** The kinds of operation that change something: POST, PATCH and DELETE, which SVC_API_TOKEN guards. */
-export const WRITE_KINDS: readonly string[] = ['create', 'change', 'remove'];
+export const WRITE_KINDS: readonly string[] = ['create', 'change', 'remove', 'action'];
 
 // One scheme per document: the one credential the service runs with.
 const SCHEME_NAMES = { off: 'bearerAuth', keys: 'apiKey', jwt: 'accessToken' } as const;

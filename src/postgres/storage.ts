@@ -5,6 +5,8 @@ import { createPostgresApiKeyRepository } from './keys.ts';
 import { createProductInserts, type ProductInserts } from './product-inserts.ts';
 import { createPostgresProductRepository } from './products.ts';
 import { createPostgresReadinessRepository } from './readiness.ts';
+import { createPostgresDeliveryRepository } from './webhook-deliveries.ts';
+import { createPostgresWebhookRepository } from './webhooks.ts';
 import { createPostgresWorkspaceRepository } from './workspaces.ts';
 import { StorageBusyError } from '../db/errors.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
@@ -25,6 +27,8 @@ function repositoriesOn(db: SqlRunner): Repositories {
     workspaces: createPostgresWorkspaceRepository(db),
     idempotency: createPostgresIdempotencyRepository(db),
     keys: createPostgresApiKeyRepository(db),
+    webhooks: createPostgresWebhookRepository(db),
+    webhookDeliveries: createPostgresDeliveryRepository(db),
   };
 }
 
@@ -88,6 +92,8 @@ export function createPostgresStorage(client: PostgresClient, options: PostgresS
     workspaces: reads.workspaces,
     readiness: createPostgresReadinessRepository(client),
     keys: reads.keys,
+    webhooks: reads.webhooks,
+    webhookDeliveries: reads.webhookDeliveries,
     events: createPostgresEventRepository(client, options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
     singleWrite: (work) => retrying(maxAttempts, () => work(singleWriteRepositories(client, inserts))),

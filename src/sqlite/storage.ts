@@ -5,6 +5,8 @@ import { createSqliteIdempotencyRepository } from './idempotency.ts';
 import { createSqliteApiKeyRepository } from './keys.ts';
 import { createSqliteProductRepository } from './products.ts';
 import { createSqliteReadinessRepository } from './readiness.ts';
+import { createSqliteDeliveryRepository } from './webhook-deliveries.ts';
+import { createSqliteWebhookRepository } from './webhooks.ts';
 import { createSqliteWorkspaceRepository } from './workspaces.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
 import { DEFAULT_EVENT_RETENTION_MS } from '../events/model.ts';
@@ -41,6 +43,8 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     workspaces: createSqliteWorkspaceRepository(db),
     idempotency: createSqliteIdempotencyRepository(db),
     keys: createSqliteApiKeyRepository(db),
+    webhooks: createSqliteWebhookRepository(db),
+    webhookDeliveries: createSqliteDeliveryRepository(db),
   };
   const writes = new WriteBatcher(db, repositories, { lockWaitMs, ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }) });
   const events = createSqliteEventRepository(db, {
@@ -54,6 +58,8 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     workspaces: retryingWhileBusy(repositories.workspaces, lockWaitMs),
     readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
     keys: retryingWhileBusy(repositories.keys, lockWaitMs),
+    webhooks: retryingWhileBusy(repositories.webhooks, lockWaitMs),
+    webhookDeliveries: retryingWhileBusy(repositories.webhookDeliveries, lockWaitMs),
     events: retryingWhileBusy(events, lockWaitMs),
     transaction: (work) => writes.run(work),
     // One statement shares the group commit like any transaction: one fsync for the whole batch.

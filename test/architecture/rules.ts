@@ -5,7 +5,7 @@ import type { Import, ImportGraph } from './import-graph.ts';
 /** Every top-level folder (with its trailing slash) and file of src/, by the part of the house it is. */
 export const PARTS = {
   /** Starts a process or exports the package: may plug in anything. */
-  entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts'],
+  entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts', 'src/webhook-deliveries.ts'],
   /** The one place that wires the request path. */
   wiring: ['src/app.ts', 'src/config.ts'],
   /** The core a reader needs first: the request path, the resources, SQLite. */
@@ -15,7 +15,7 @@ export const PARTS = {
   /** Used by all of the core; src/callers/ is the seam every kind of credential implements (who calls, what it may do). */
   support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/'],
   /** What a reader can leave for later: the second engine, metrics, the document generator and its HTML page, workers, API keys, access tokens. */
-  later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/'],
+  later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/', 'src/webhooks/'],
 } as const;
 
 /** A part of the house: entries, wiring, the four of the core, or later. */

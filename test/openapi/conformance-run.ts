@@ -42,7 +42,8 @@ export class ConformanceRun {
   }
 
   async start(): Promise<void> {
-    const env = { SVC_BODY_LIMIT_BYTES: '1024' };
+    // Webhooks to receivers on 127.0.0.1 (conformance-webhooks.ts), so no delivery leaves the machine.
+    const env = { SVC_BODY_LIMIT_BYTES: '1024', SVC_WEBHOOK_ALLOW_PRIVATE: 'true' };
     if (this.mode === 'keys') {
       const server = await startKeysServer(env);
       this.#server = server;

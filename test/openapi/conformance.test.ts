@@ -6,6 +6,7 @@ import { eventFeedTests } from './conformance-events.ts';
 import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, productRuleTests, readAndCreateTests, RESOURCES } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
+import { webhookTests } from './conformance-webhooks.ts';
 import { halfSentRequest } from '../support/raw-http.ts';
 
 // Every operation and every client error of the contract, produced by a real server in each mode the
@@ -105,6 +106,7 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
       keyLifecycleTests(run);
       keyClientErrorTests(run);
     }
+    webhookTests(run);
     if (mode === 'jwt') tokenDirectionsTest(run);
     eventFeedTests(run);
     callerTests(run);

@@ -14,7 +14,7 @@ const SCHEME: Readonly<Record<Mode, string | null>> = { off: null, token: 'beare
 // Written out here, apart from the routes: the scope each operation needs with SVC_AUTH on.
 function neededScope(key: string): string | null {
   if (/^GET \/api\/(ping|openapi\.json|docs)$/.test(key)) return null;
-  if (key.includes('/api/keys')) return 'admin';
+  if (key.includes('/api/keys') || key.includes('/api/webhooks')) return 'admin';
   return key.startsWith('GET ') ? 'read' : 'write';
 }
 

@@ -92,18 +92,19 @@ test('every code of the error catalogue is documented where it can happen', () =
 
 // Written out here, apart from ERROR_SCOPES: the operations on which each request-made code is listed.
 const PLACES: Readonly<Record<string, RegExp>> = {
-  invalid_json: /^(POST|PATCH) /,
-  invalid_query: /^GET \/api\/(products|workspaces|keys|events)$/,
+  invalid_json: /^(POST|PATCH) (?!.*\/retry$)/,
+  invalid_query: /^GET \/api\/(products|workspaces|keys|events|webhooks)$|^GET \/api\/webhooks\/\{id\}\/deliveries$/,
   events_expired: /^GET \/api\/events$/,
-  invalid_header: /^(POST|PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
-  not_found: /^(GET|PATCH|DELETE) \/api\/\w+\/\{id\}$/,
+  invalid_header: /^(PATCH|DELETE) |^POST \/api\/\w+(\/\{id\}\/rotate-secret)?$|^GET \/api\/\w+\/\{id\}$/,
+  not_found: /^(GET|PATCH|DELETE) \/api\/\w+\/\{id\}$|^(POST|GET) \/api\/webhooks\/\{id\}\/.+$/,
+  webhook_disabled: /^POST \/api\/webhooks\/\{id\}\/deliveries\/\{eventId\}\/retry$/,
   idempotency_key_in_use: /^POST \/api\/(products|workspaces)$/,
   idempotency_key_reused: /^POST \/api\/(products|workspaces)$/,
   product_archived: /^PATCH \/api\/products\/\{id\}$/,
-  precondition_failed: /^(PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
-  payload_too_large: /^(POST|PATCH) /,
-  unsupported_media_type: /^(POST|PATCH) /,
-  validation_failed: /^(POST|PATCH) /,
+  precondition_failed: /^(PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$|^POST \/api\/webhooks\/\{id\}\/rotate-secret$/,
+  payload_too_large: /^(POST|PATCH) (?!.*\/retry$)/,
+  unsupported_media_type: /^(POST|PATCH) (?!.*\/retry$)/,
+  validation_failed: /^(POST|PATCH) (?!.*\/retry$)/,
   rate_limited: /^(?!GET \/api\/ping$)/,
 };
 const NOWHERE = /(?!)/;
@@ -112,7 +113,7 @@ const NOT_OPEN = /^(?!GET \/api\/(ping|openapi\.json|docs)$)/;
 const CALLER_PLACES: Readonly<Record<Mode, Readonly<Record<string, RegExp>>>> = {
   off: { unauthorized: NOWHERE, forbidden: NOWHERE },
   token: { unauthorized: /^(POST|PATCH|DELETE) /, forbidden: NOWHERE },
-  keys: { unauthorized: NOT_OPEN, forbidden: /^(POST|PATCH|DELETE) |\/api\/keys/ },
+  keys: { unauthorized: NOT_OPEN, forbidden: /^(POST|PATCH|DELETE) |\/api\/(keys|webhooks)/ },
   jwt: { unauthorized: NOT_OPEN, forbidden: NOT_OPEN },
 };
 
@@ -149,12 +150,12 @@ test('every operation on one resource takes If-Match and If-None-Match; every 41
   for (const { key, operation } of operationsOf(ALL_ON)) {
     const parameters = ((operation['parameters'] as Json[]) ?? []).map((parameter) => parameter['$ref']);
     assert.equal(parameters.includes('#/components/parameters/IdempotencyKey'), /^POST \/api\/(products|workspaces)$/.test(key), `Idempotency-Key on ${key}`);
-    const item = /\/\{id\}$/.test(key);
+    const item = /\/\{id\}(\/rotate-secret)?$/.test(key);
     // The event feed revalidates a page with If-None-Match (304 while nothing new is recorded).
     const feed = key === 'GET /api/events';
     for (const name of ['IfMatch', 'IfNoneMatch']) assert.equal(parameters.includes(`#/components/parameters/${name}`), item || (feed && name === 'IfNoneMatch'), `${name} on ${key}`);
     const unsupported = (operation['responses'] as Record<string, Json>)['415'];
-    assert.equal(unsupported !== undefined, /^(POST|PATCH) /.test(key), `415 on ${key}`);
+    assert.equal(unsupported !== undefined, /^(POST|PATCH) (?!.*\/retry$)/.test(key), `415 on ${key}`);
     if (unsupported !== undefined) {
       assert.deepEqual((unsupported['headers'] as Json)['Accept-Encoding'], { $ref: '#/components/headers/AcceptEncoding' }, key);
     }

@@ -44,6 +44,7 @@ test('an empty environment gives the documented defaults', () => {
     metricsPort: null,
     metricsHost: '127.0.0.1',
     events: { retentionMs: 168 * 3_600_000 },
+    webhooks: { timeoutMs: 10_000, retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], allowPrivate: false },
   });
 });
 

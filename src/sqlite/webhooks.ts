@@ -1,0 +1,52 @@
+import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
+import type { Webhook } from '../webhooks/model.ts';
+import type { WebhookRepository } from '../webhooks/repository.ts';
+import { eventMaskOf, WEBHOOK_COLUMNS, webhookFromRow } from '../webhooks/rows.ts';
+
+const COLUMNS = WEBHOOK_COLUMNS.join(', ');
+type Row = readonly SQLOutputValue[];
+
+/** A WebhookRepository on node:sqlite; statements are prepared once. */
+export function createSqliteWebhookRepository(db: DatabaseSync): WebhookRepository {
+  const insert = db.prepare(
+    'INSERT INTO webhooks (url, event_mask, status, secret, previous_secret, previous_secret_until, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const update = db.prepare(
+    'UPDATE webhooks SET url = ?, event_mask = ?, status = ?, secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?, version = ? WHERE id = ?',
+  );
+  const remove = db.prepare('DELETE FROM webhooks WHERE id = ?');
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id < ? ORDER BY id DESC LIMIT ?`);
+  byId.setReturnArrays(true);
+  page.setReturnArrays(true);
+  const findById = async (id: number): Promise<Webhook | undefined> => {
+    const row = byId.get(id) as Row | undefined;
+    return row === undefined ? undefined : webhookFromRow(row);
+  };
+  return {
+    async insert(webhook) {
+      const result = insert.run(
+        webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret,
+        webhook.previousSecret, webhook.previousSecretUntil, webhook.createdAt, webhook.updatedAt,
+      );
+      return { id: Number(result.lastInsertRowid), ...webhook, version: 1 };
+    },
+    findById,
+    // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
+    findForUpdate: findById,
+    async update(webhook) {
+      update.run(
+        webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret,
+        webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.id,
+      );
+    },
+    // The deliveries go with it (ON DELETE CASCADE): nothing more is sent to it.
+    async remove(id) {
+      return remove.run(id).changes > 0;
+    },
+    async listBefore(beforeId, limit) {
+      const rows = page.all(beforeId ?? Number.MAX_SAFE_INTEGER, limit) as unknown as Row[];
+      return rows.map(webhookFromRow);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { StoredEvent } from '../events/model.ts';
+
+/** Webhook status on the wire and in the database (docs/webhooks.md). */
+export const WebhookStatus = { enabled: 1, disabled: 2 } as const;
+export type WebhookStatus = (typeof WebhookStatus)[keyof typeof WebhookStatus];
+export const WEBHOOK_STATUSES: readonly WebhookStatus[] = Object.values(WebhookStatus);
+
+/** Delivery status on the wire and in the database. */
+export const DeliveryStatus = { pending: 1, delivered: 2, failed: 3 } as const;
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = Object.values(DeliveryStatus);
+
+/**
+ * A stored webhook. `eventTypes` is null for every type. The secret is kept as it is (an HMAC needs
+ * it); the previous one signs too until `previousSecretUntil` (Unix ms) after a rotation.
+ */
+export interface Webhook {
+  id: number;
+  url: string;
+  /** Event type numbers (src/events/model.ts), lowest first, or null for all. */
+  eventTypes: number[] | null;
+  status: WebhookStatus;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretUntil: number | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+/** A validated create request. */
+export interface NewWebhook {
+  url: string;
+  eventTypes: number[] | null;
+  status: WebhookStatus;
+}
+
+/** A validated merge patch: the fields to replace (`eventTypes: null` removes the filter). */
+export type WebhookPatch = Partial<NewWebhook>;
+
+/** One event's delivery to one webhook, as the delivery log shows it. Times are Unix ms. */
+export interface Delivery {
+  seq: number;
+  webhookId: number;
+  eventId: string;
+  eventType: number;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt: number | null;
+  lastResponseStatus: number | null;
+  nextAttemptAt: number | null;
+}
+
+/** A delivery claimed for one attempt: what to send, where, and signed with what. */
+export interface ClaimedDelivery {
+  seq: number;
+  webhookId: number;
+  /** The event as it was recorded, kept in the delivery (the same bytes on every attempt). */
+  event: StoredEvent;
+  url: string;
+  secrets: string[];
+  /** Attempts made in this schedule (since the fan-out or the last manual retry). */
+  roundAttempts: number;
+  /** The lease's token: the outcome is recorded only while the claim is still this one. */
+  claimToken: number;
+}
+
+/** What an attempt's outcome writes. */
+export interface AttemptRecord {
+  seq: number;
+  claimToken: number;
+  status: DeliveryStatus;
+  attemptedAt: number;
+  responseStatus: number | null;
+  nextAttemptAt: number | null;
+  /** A 410: the webhook is disabled in the same transaction. */
+  disableWebhook: boolean;
+}
+
+/** The version a webhook's ETag is made from. */
+export function versionOf(webhook: Webhook): number {
+  return webhook.version;
+}

@@ -1,0 +1,52 @@
+import { nameOfEventType } from './event-names.ts';
+import type { Delivery, DeliveryStatus, Webhook, WebhookStatus } from './model.ts';
+
+/** The Webhook representation (docs/webhooks.md); never a secret. */
+export interface WebhookView {
+  id: number;
+  url: string;
+  events: string[] | null;
+  status: WebhookStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The Webhook representation: exactly these members, in this order. */
+export function presentWebhook(webhook: Webhook): WebhookView {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.eventTypes === null ? null : webhook.eventTypes.map(nameOfEventType),
+    status: webhook.status,
+    createdAt: webhook.createdAt,
+    updatedAt: webhook.updatedAt,
+  };
+}
+
+/** The 201 of a create and the 200 of a rotation: the Webhook and, this once, its new secret. */
+export function presentWebhookWithSecret(webhook: Webhook, secret: string): WebhookView & { secret: string } {
+  return { ...presentWebhook(webhook), secret };
+}
+
+const timeOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** The Delivery representation: exactly these members, in this order. */
+export function presentDelivery(delivery: Delivery): {
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  nextAttemptAt: string | null;
+} {
+  return {
+    eventId: delivery.eventId,
+    eventType: nameOfEventType(delivery.eventType),
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastAttemptAt: timeOrNull(delivery.lastAttemptAt),
+    lastResponseStatus: delivery.lastResponseStatus,
+    nextAttemptAt: timeOrNull(delivery.nextAttemptAt),
+  };
+}

@@ -1,0 +1,49 @@
+import type { AttemptRecord, ClaimedDelivery, Delivery, DeliveryStatus, Webhook } from './model.ts';
+
+/** Storage of webhooks; each engine implements it in its own file, the only code that knows their SQL. */
+export interface WebhookRepository {
+  /** Stores a new webhook; the database assigns an id never used before. */
+  insert(webhook: Omit<Webhook, 'id' | 'version'>): Promise<Webhook>;
+  findById(id: number): Promise<Webhook | undefined>;
+  /** In a write transaction: reads the webhook and keeps other transactions from changing it until this one ends. */
+  findForUpdate(id: number): Promise<Webhook | undefined>;
+  /** Writes every field but id and createdAt. */
+  update(webhook: Webhook): Promise<void>;
+  /** Deletes the webhook and its deliveries; false when there was none. */
+  remove(id: number): Promise<boolean>;
+  /** Up to `limit` webhooks with id below `beforeId` (all when null), newest first. */
+  listBefore(beforeId: number | null, limit: number): Promise<Webhook[]>;
+}
+
+/** A claim of due deliveries for one process. */
+export interface ClaimRequest {
+  now: number;
+  /** How many to claim at most. */
+  limit: number;
+  /** At most this many per webhook in the claim. */
+  perWebhook: number;
+  /** Webhooks to leave out (this process has as many of theirs in flight as it allows). */
+  excludeWebhooks: readonly number[];
+  /** When the lease ends (Unix ms): another process may claim the delivery again after it. */
+  leaseUntil: number;
+  claimToken: number;
+}
+
+/** Storage of deliveries: the log, the claims of the deliverer, the outcomes of its attempts. */
+export interface DeliveryRepository {
+  /** Up to `limit` deliveries of the webhook with seq below `beforeSeq` (all when null), newest first. */
+  listBefore(webhookId: number, beforeSeq: number | null, limit: number, status: DeliveryStatus | null): Promise<Delivery[]>;
+  findForUpdate(webhookId: number, eventId: string): Promise<Delivery | undefined>;
+  /** Makes the delivery pending again, due at `now`, its schedule started over. */
+  restart(seq: number, now: number): Promise<void>;
+  /** Pending deliveries of the webhook: planned nothing (null, disabled) or due at `now` (enabled again). */
+  pauseOrResume(webhookId: number, now: number | null): Promise<void>;
+  /** In a write transaction: claims due deliveries of enabled webhooks that no unexpired lease holds. */
+  claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /** Records an attempt's outcome, unless the claim was lost (its lease expired and another took it). */
+  record(attempt: AttemptRecord): Promise<void>;
+  /** When the earliest pending delivery that no unexpired lease holds is planned (Unix ms), or null: a read, so an idle poll takes no lock. */
+  nextDue(now: number): Promise<number | null>;
+  /** When the oldest pending delivery's event was recorded (Unix ms), or null when none is pending. */
+  oldestPending(): Promise<number | null>;
+}

@@ -1,0 +1,117 @@
+import { Scope } from '../callers/scopes.ts';
+import { entityTag, parsePreconditions } from '../http/conditional.ts';
+import { HttpError } from '../http/errors.ts';
+import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
+import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { created, type Handler, ok, parseId, type RequestContext } from '../http/reply.ts';
+import type { Router } from '../http/router.ts';
+import { checkBodyHeaders, readValidated, type WriteDeps } from '../http/write-input.ts';
+import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
+import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
+import type { WebhookUseCases } from './use-cases.ts';
+import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch } from './validate.ts';
+
+const PATH = '/api/webhooks';
+const ITEM: ItemSpec<Webhook> = { noun: 'webhook', present: presentWebhook };
+const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+// The answers of a create and a rotation carry the secret, which must never be stored for a replay.
+function noReplay(path: string): HttpError {
+  const detail = `${path} takes no Idempotency-Key: its response carries the webhook's secret, which is never stored for a replay.`;
+  return new HttpError('invalid_header', { detail, errors: [{ parameter: 'Idempotency-Key', code: 'invalid', detail }] });
+}
+
+function webhookId(ctx: RequestContext): number {
+  const id = parseId(ctx.params['id']);
+  if (id === null) throw new HttpError('not_found', { detail: 'No webhook has this id.' });
+  return id;
+}
+
+/** What the routes need besides the use cases: whether private targets are allowed, and whom to tell of due deliveries. */
+export interface WebhookRouteOptions {
+  allowPrivate: boolean;
+  /** Called after a commit that made deliveries due (a manual retry, a webhook enabled again). */
+  onDue(): void;
+}
+
+function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): Handler {
+  return async (ctx) => {
+    checkBodyHeaders(ctx.req, ['application/json']);
+    if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks');
+    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options.allowPrivate));
+    const { webhook, secret } = await writes.storage.singleWrite((tx) => webhooks.create(tx, input));
+    return created(`${PATH}/${webhook.id}`, presentWebhookWithSecret(webhook, secret), entityTag(webhook.version));
+  };
+}
+
+// The body is optional: none at all (no Content-Length, or 0, and no chunks) means the default grace period.
+async function rotationBody(ctx: RequestContext, limit: number): Promise<number> {
+  const { headers } = ctx.req;
+  const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
+  if (!hasBody) return DEFAULT_KEEP_CURRENT_SECONDS;
+  checkBodyHeaders(ctx.req, ['application/json']);
+  return (await readValidated(ctx.req, limit, validateRotation)).input;
+}
+
+function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps): Handler {
+  return async (ctx) => {
+    const id = webhookId(ctx);
+    if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks/{id}/rotate-secret');
+    const { forChange } = parsePreconditions(ctx.req.headers);
+    const keepSeconds = await rotationBody(ctx, writes.bodyLimitBytes);
+    const outcome = await writes.storage.transaction((tx) => webhooks.rotate(tx, id, keepSeconds, forChange));
+    if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'No webhook has this id.' });
+    if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
+    const { webhook, secret } = outcome.rotated;
+    return { status: 200, body: presentWebhookWithSecret(webhook, secret), headers: { etag: entityTag(webhook.version) } };
+  };
+}
+
+function deliveriesHandler(webhooks: WebhookUseCases): Handler {
+  return async (ctx) => {
+    const id = webhookId(ctx);
+    const status = parseEnumFilter(ctx.query, 'status', DELIVERY_STATUSES);
+    const list = status === null ? `deliveries:${id}` : `deliveries:${id};status=${status}`;
+    const request = parsePageRequest(list, ctx.query);
+    const page = await webhooks.deliveries({ ...request, webhookId: id, status });
+    if (page === undefined) throw new HttpError('not_found', { detail: 'No webhook has this id.' });
+    const link = nextLink(`${PATH}/${id}/deliveries`, list, request, page, status === null ? '' : `&status=${status}`);
+    return ok(page.items.map(presentDelivery), link === undefined ? undefined : { link });
+  };
+}
+
+// A retry is safe to repeat as it is (it only makes the delivery due now), so an Idempotency-Key is ignored.
+function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () => void): Handler {
+  return async (ctx) => {
+    const id = webhookId(ctx);
+    const eventId = ctx.params['eventId'] ?? '';
+    const outcome = EVENT_ID.test(eventId) ? await writes.storage.transaction((tx) => webhooks.retry(tx, id, eventId)) : { kind: 'not_found' as const };
+    if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'This webhook has no delivery of this event.' });
+    if (outcome.kind === 'disabled') throw new HttpError('webhook_disabled');
+    onDue();
+    return { status: 202, body: presentDelivery(outcome.delivery) };
+  };
+}
+
+/** Registers the webhook endpoints (docs/webhooks.md), each for `admin` callers: thin handlers from HTTP to use cases and back. */
+export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): void {
+  router.add('GET', PATH, Scope.admin, async (ctx) => {
+    const request = parsePageRequest('webhooks', ctx.query);
+    const page = await webhooks.list(request);
+    const link = nextLink(PATH, 'webhooks', request, page);
+    return ok(page.items.map(presentWebhook), link === undefined ? undefined : { link });
+  });
+  router.add('POST', PATH, Scope.admin, createWebhookHandler(webhooks, writes, options));
+  router.add('GET', `${PATH}/{id}`, Scope.admin, readHandler(ITEM, webhooks.get));
+  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options.allowPrivate), change: webhooks.change, refusals: {} });
+  router.add('PATCH', `${PATH}/{id}`, Scope.admin, async (ctx) => {
+    const reply = await patch(ctx);
+    // Enabled again: its pending deliveries are due now.
+    options.onDue();
+    return reply;
+  });
+  router.add('DELETE', `${PATH}/{id}`, Scope.admin, deleteHandler(writes, { ...ITEM, remove: webhooks.remove }));
+  router.add('POST', `${PATH}/{id}/rotate-secret`, Scope.admin, rotateHandler(webhooks, writes));
+  router.add('GET', `${PATH}/{id}/deliveries`, Scope.admin, deliveriesHandler(webhooks));
+  router.add('POST', `${PATH}/{id}/deliveries/{eventId}/retry`, Scope.admin, retryHandler(webhooks, writes, options.onDue));
+}

@@ -1,0 +1,108 @@
+import type { Repositories } from '../db/storage.ts';
+import { type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
+import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
+import { type Delivery, type DeliveryStatus, type NewWebhook, type Webhook, type WebhookPatch, WebhookStatus } from './model.ts';
+import type { DeliveryRepository, WebhookRepository } from './repository.ts';
+import { newWebhookSecret } from './signature.ts';
+
+/** A webhook just made or rotated, and its secret, shown in that answer only. */
+export interface WithSecret {
+  webhook: Webhook;
+  secret: string;
+}
+
+/** A page request of one webhook's delivery log, optionally of one status. */
+export interface DeliveryPageRequest extends PageRequest {
+  webhookId: number;
+  status: DeliveryStatus | null;
+}
+
+/** What a rotation did. */
+export type RotateOutcome = { kind: 'rotated'; rotated: WithSecret } | { kind: 'not_found' } | { kind: 'precondition_failed' };
+
+/** What a manual retry did. */
+export type RetryOutcome = { kind: 'restarted'; delivery: Delivery } | { kind: 'not_found' } | { kind: 'disabled' };
+
+/** The rules for webhooks and their deliveries, independent of HTTP and of the database engine. Writes run in `tx`. */
+export interface WebhookUseCases {
+  create(tx: Repositories, input: NewWebhook): Promise<WithSecret>;
+  get(id: number): Promise<Webhook | undefined>;
+  list(request: PageRequest): Promise<Page<Webhook>>;
+  change(tx: Repositories, id: number, patch: WebhookPatch, precondition: Precondition): Promise<ChangeOutcome<Webhook>>;
+  remove(tx: Repositories, id: number, precondition: Precondition): Promise<RemoveOutcome>;
+  /** A new secret; the current one keeps signing for `keepSeconds` (0: not at all). */
+  rotate(tx: Repositories, id: number, keepSeconds: number, precondition: Precondition): Promise<RotateOutcome>;
+  /** The delivery log, newest first; undefined when the webhook does not exist. */
+  deliveries(request: DeliveryPageRequest): Promise<Page<Delivery> | undefined>;
+  /** Makes a delivery pending again, due now, its schedule started over. */
+  retry(tx: Repositories, webhookId: number, eventId: string): Promise<RetryOutcome>;
+}
+
+const sameTypes = (a: number[] | null, b: number[] | null): boolean => (a === null || b === null ? a === b : a.join() === b.join());
+
+// A change's effect on the pending deliveries: disabling plans nothing more, enabling makes them due now.
+async function followStatus(tx: Repositories, current: Webhook, next: Webhook, now: number): Promise<void> {
+  if (current.status === next.status) return;
+  await tx.webhookDeliveries.pauseOrResume(next.id, next.status === WebhookStatus.enabled ? now : null);
+}
+
+/** `webhooks` and `deliveries` serve reads outside transactions; `now` is the clock. */
+export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: DeliveryRepository, now: () => Date = () => new Date()): WebhookUseCases {
+  return {
+    async create(tx, input) {
+      const at = now().toISOString();
+      const secret = newWebhookSecret();
+      const webhook = await tx.webhooks.insert({ ...input, secret, previousSecret: null, previousSecretUntil: null, createdAt: at, updatedAt: at });
+      return { webhook, secret };
+    },
+    get: (id) => webhooks.findById(id),
+    list: (request) => pageOf(request, (limit) => webhooks.listBefore(request.beforeId, limit)),
+    async change(tx, id, patch, precondition) {
+      const current = await tx.webhooks.findForUpdate(id);
+      if (current === undefined) return { kind: 'not_found' };
+      if (!precondition(current.version)) return { kind: 'precondition_failed' };
+      const next: Webhook = { ...current, ...patch };
+      if (next.url === current.url && next.status === current.status && sameTypes(next.eventTypes, current.eventTypes)) return { kind: 'unchanged', resource: current };
+      const at = now();
+      const changed: Webhook = { ...next, updatedAt: at.toISOString(), version: current.version + 1 };
+      await tx.webhooks.update(changed);
+      await followStatus(tx, current, changed, at.getTime());
+      return { kind: 'changed', resource: changed };
+    },
+    remove: (tx, id, precondition) => removeVersioned(tx.webhooks, id, precondition),
+    async rotate(tx, id, keepSeconds, precondition) {
+      const current = await tx.webhooks.findForUpdate(id);
+      if (current === undefined) return { kind: 'not_found' };
+      if (!precondition(current.version)) return { kind: 'precondition_failed' };
+      const at = now();
+      const secret = newWebhookSecret();
+      const keep = keepSeconds > 0;
+      const webhook: Webhook = {
+        ...current,
+        secret,
+        previousSecret: keep ? current.secret : null,
+        previousSecretUntil: keep ? at.getTime() + keepSeconds * 1000 : null,
+        updatedAt: at.toISOString(),
+        version: current.version + 1,
+      };
+      await tx.webhooks.update(webhook);
+      return { kind: 'rotated', rotated: { webhook, secret } };
+    },
+    async deliveries(request) {
+      if ((await webhooks.findById(request.webhookId)) === undefined) return undefined;
+      const rows = await deliveries.listBefore(request.webhookId, request.beforeId, request.limit + 1, request.status);
+      const items = rows.slice(0, request.limit);
+      return { items, nextBeforeId: rows.length > request.limit ? (items.at(-1)?.seq ?? null) : null };
+    },
+    async retry(tx, webhookId, eventId) {
+      const webhook = await tx.webhooks.findForUpdate(webhookId);
+      if (webhook === undefined) return { kind: 'not_found' };
+      const delivery = await tx.webhookDeliveries.findForUpdate(webhookId, eventId);
+      if (delivery === undefined) return { kind: 'not_found' };
+      if (webhook.status === WebhookStatus.disabled) return { kind: 'disabled' };
+      const at = now().getTime();
+      await tx.webhookDeliveries.restart(delivery.seq, at);
+      return { kind: 'restarted', delivery: { ...delivery, status: 1, nextAttemptAt: at } };
+    },
+  };
+}

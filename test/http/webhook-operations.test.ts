@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
+import { createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { closeDatabase } from '../../src/db/engine.ts';
+import { startWebhookDeliveries } from '../../src/index.ts';
+import { scrape } from '../support/scrape.ts';
+import { postJson, startTestServer } from '../support/server.ts';
+import { createTestDatabase } from '../support/test-database.ts';
+import { eventually, startReceiver, verifyDelivery } from '../support/webhook-receiver.ts';
+
+type Json = Record<string, unknown>;
+const ENV = { SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_RETRY_SCHEDULE: '100ms,200ms' };
+
+describe('webhook deliveries: fairness, metrics, embedding', () => {
+  test('a receiver that never answers does not slow deliveries to another', async () => {
+    // Unfair, the slow webhook's backlog would hold every slot for 5 s at a time.
+    const server = await startTestServer({ ...ENV, SVC_WEBHOOK_TIMEOUT_MS: '5000' });
+    const slow = await startReceiver();
+    const healthy = await startReceiver();
+    slow.answer = () => 'hang';
+    try {
+      assert.equal((await postJson(`${server.url}/api/webhooks`, { url: slow.url, events: ['product.created'] })).status, 201);
+      assert.equal((await postJson(`${server.url}/api/webhooks`, { url: healthy.url, events: ['workspace.created'] })).status, 201);
+      for (let i = 0; i < 60; i++) await postJson(`${server.url}/api/products`, { name: `backlog ${i}`, priceInCents: 1 });
+      await slow.waitFor(1);
+      const sentAt = Date.now();
+      assert.equal((await postJson(`${server.url}/api/workspaces`, { name: 'urgent' })).status, 201);
+      const [delivered] = await healthy.waitFor(1, 20_000);
+      const latency = (delivered?.at ?? Infinity) - sentAt;
+      assert.ok(latency < 3_000, `the healthy receiver waited ${latency} ms`);
+      assert.ok(slow.received.length < 60);
+    } finally {
+      await server.stop();
+      await slow.close();
+      await healthy.close();
+    }
+  });
+
+  test('metrics: webhook_deliveries_total by outcome and webhook_oldest_pending_seconds; never a secret', async () => {
+    const server = await startTestServer({ ...ENV, SVC_METRICS_PORT: '0' });
+    const receiver = await startReceiver();
+    receiver.answer = (request) => (String(JSON.parse(request.body).data.name) === 'fails' ? { status: 500 } : { status: 200 });
+    try {
+      const webhook = (await (await postJson(`${server.url}/api/webhooks`, { url: receiver.url })).json()) as Json;
+      await postJson(`${server.url}/api/products`, { name: 'works', priceInCents: 1 });
+      await postJson(`${server.url}/api/products`, { name: 'fails', priceInCents: 1 });
+      const metricsUrl = server.metricsUrl ?? '';
+      const counted = await eventually(async () => {
+        const figures = await scrape(metricsUrl);
+        return figures.value('webhook_deliveries_total', { outcome: 'failed' }) === 1 ? figures : undefined;
+      }, 20_000, 'the failed delivery counted');
+      assert.equal(counted.value('webhook_deliveries_total', { outcome: 'delivered' }), 1);
+      assert.equal(counted.value('webhook_deliveries_total', { outcome: 'retried' }), 2);
+      assert.equal(counted.value('webhook_deliveries_total', { outcome: 'disabled' }), 0);
+      assert.ok(counted.value('webhook_oldest_pending_seconds') >= 0);
+      assert.ok(!counted.text.includes(String(webhook['secret']).slice(6)));
+    } finally {
+      await server.stop();
+      await receiver.close();
+    }
+  });
+
+  test('an embedding program that uses createApp alone starts deliveries with startWebhookDeliveries, and stops them', async () => {
+    const database = await createTestDatabase();
+    const db = database.open();
+    const config = loadConfig({ ...database.env, ...ENV, SVC_LOG_LEVEL: 'silent' });
+    const app = createApp({ db, config });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const receiver = await startReceiver();
+    try {
+      const webhook = (await (await postJson(`${base}/api/webhooks`, { url: receiver.url })).json()) as Json;
+      await postJson(`${base}/api/products`, { name: 'before', priceInCents: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(receiver.received.length, 0, 'createApp alone sends nothing');
+      const deliveries = startWebhookDeliveries({ db, config });
+      const [request] = await receiver.waitFor(1);
+      verifyDelivery(webhook['secret'] as string, request as never);
+      await deliveries.stop();
+      await postJson(`${base}/api/products`, { name: 'after the stop', priceInCents: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(receiver.received.length, 1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await receiver.close();
+      await closeDatabase(db);
+      await database.drop();
+    }
+  });
+});

@@ -48,6 +48,8 @@ function singleWriteRepositories(pool: SqlRunner, inserts: ProductInserts): Repo
     workspaces: createPostgresWorkspaceRepository(single.runner),
     idempotency: createPostgresIdempotencyRepository(single.runner),
     keys: createPostgresApiKeyRepository(single.runner),
+    webhooks: createPostgresWebhookRepository(single.runner),
+    webhookDeliveries: createPostgresDeliveryRepository(single.runner),
   };
 }
 

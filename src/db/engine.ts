@@ -24,12 +24,15 @@ export function defaultSqlDirFor(db: Database): string {
 export interface StorageHooks {
   /** After each group commit (SQLite), with the number of writes it held. */
   onCommit?: (size: number) => void;
+  /** SVC_EVENTS_RETENTION in milliseconds: events older are never read (168h by default). */
+  eventRetentionMs?: number;
 }
 
 /** The Storage of `db`'s engine. */
 export function createStorage(db: Database, hooks: StorageHooks = {}): Storage {
-  if (isPostgres(db)) return createPostgresStorage(db);
-  return createSqliteStorage(db, hooks.onCommit === undefined ? {} : { onCommit: hooks.onCommit });
+  const retention = hooks.eventRetentionMs === undefined ? {} : { eventRetentionMs: hooks.eventRetentionMs };
+  if (isPostgres(db)) return createPostgresStorage(db, retention);
+  return createSqliteStorage(db, { ...retention, ...(hooks.onCommit === undefined ? {} : { onCommit: hooks.onCommit }) });
 }
 
 /** Closes the connection or the pool (idempotent). */

@@ -1,3 +1,4 @@
+import type { EventRepository } from '../events/repository.ts';
 import type { IdempotencyRepository } from '../idempotency/repository.ts';
 import type { ApiKeyRepository } from '../keys/repository.ts';
 import type { ProductRepository } from '../products/repository.ts';
@@ -24,6 +25,8 @@ export interface Storage {
   readonly workspaces: WorkspaceRepository;
   readonly readiness: ReadinessRepository;
   readonly keys: ApiKeyRepository;
+  /** The event feed (reads, and retention's deletions); the product and workspace repositories record the events. */
+  readonly events: EventRepository;
   /**
    * Runs `work` in a transaction and resolves with its result once the COMMIT is acknowledged;
    * if `work` rejects, nothing it wrote remains and the rejection is passed on. Engines may run

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createPostgresEventRepository } from './events.ts';
 import { createPostgresIdempotencyRepository } from './idempotency.ts';
 import { createPostgresApiKeyRepository } from './keys.ts';
 import { createPostgresProductRepository } from './products.ts';
@@ -6,12 +7,15 @@ import { createPostgresReadinessRepository } from './readiness.ts';
 import { createPostgresWorkspaceRepository } from './workspaces.ts';
 import { StorageBusyError } from '../db/errors.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
+import { DEFAULT_EVENT_RETENTION_MS } from '../events/model.ts';
 import type { PostgresClient, SqlRunner } from './client.ts';
 import { isRetryable } from './errors.ts';
 
 export interface PostgresStorageOptions {
   /** Runs of one transaction at most, the first included, when it keeps being aborted (40001, 40P01). */
   maxAttempts?: number;
+  /** SVC_EVENTS_RETENTION in milliseconds (168h by default). */
+  eventRetentionMs?: number;
 }
 
 function repositoriesOn(db: SqlRunner): Repositories {
@@ -62,6 +66,7 @@ export function createPostgresStorage(client: PostgresClient, options: PostgresS
     workspaces: reads.workspaces,
     readiness: createPostgresReadinessRepository(client),
     keys: reads.keys,
+    events: createPostgresEventRepository(client, options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
     transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
     singleWrite: (work) => retrying(maxAttempts, () => work(repositoriesOn(oneStatement(client)))),
   };

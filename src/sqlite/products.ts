@@ -2,6 +2,8 @@ import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { Product } from '../products/model.ts';
 import type { ProductRepository } from '../products/repository.ts';
 import { PRODUCT_COLUMNS, productFromRow } from '../products/rows.ts';
+import { EventType } from '../events/model.ts';
+import { eventRecorder } from './event-recorder.ts';
 
 const COLUMNS = PRODUCT_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
@@ -15,6 +17,8 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
   const page = db.prepare(`SELECT ${COLUMNS} FROM products WHERE id < ? ORDER BY id DESC LIMIT ?`);
   const pageOfStatus = db.prepare(`SELECT ${COLUMNS} FROM products WHERE status = ? AND id < ? ORDER BY id DESC LIMIT ?`);
   for (const read of [byId, page, pageOfStatus]) read.setReturnArrays(true);
+  // Each write records its event in the same savepoint, from the row as stored (docs/events.md).
+  const record = eventRecorder(db, 'products', PRODUCT_COLUMNS, [EventType.productCreated, EventType.productUpdated, EventType.productDeleted]);
   const findById = async (id: number): Promise<Product | undefined> => {
     const row = byId.get(id) as Row | undefined;
     return row === undefined ? undefined : productFromRow(row);
@@ -22,15 +26,18 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
   return {
     async insert(product) {
       const result = insert.run(product.name, product.priceInCents, product.status, product.createdAt, product.updatedAt);
+      record.created.run(result.lastInsertRowid);
       return { id: Number(result.lastInsertRowid), ...product, version: 1 };
     },
     findById,
     // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
     findForUpdate: findById,
     async update(product) {
-      update.run(product.name, product.priceInCents, product.status, product.updatedAt, product.version, product.id);
+      if (update.run(product.name, product.priceInCents, product.status, product.updatedAt, product.version, product.id).changes > 0) record.updated.run(product.id);
     },
     async remove(id) {
+      // The event is taken from the row before it goes; no row, no event.
+      record.deleted.run(id);
       return remove.run(id).changes > 0;
     },
     async listBefore(beforeId, limit, status) {

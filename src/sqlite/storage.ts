@@ -1,11 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { LOCK_WAIT_MS, retryingWhileBusy } from './busy.ts';
+import { createSqliteEventRepository } from './events.ts';
 import { createSqliteIdempotencyRepository } from './idempotency.ts';
 import { createSqliteApiKeyRepository } from './keys.ts';
 import { createSqliteProductRepository } from './products.ts';
 import { createSqliteReadinessRepository } from './readiness.ts';
 import { createSqliteWorkspaceRepository } from './workspaces.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
+import { DEFAULT_EVENT_RETENTION_MS } from '../events/model.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
 export interface SqliteStorageOptions {
@@ -13,6 +15,8 @@ export interface SqliteStorageOptions {
   onCommit?: (size: number) => void;
   /** How long a read or a write waits for another connection's lock before StorageBusyError (LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** SVC_EVENTS_RETENTION in milliseconds (168h by default). */
+  eventRetentionMs?: number;
 }
 
 /**
@@ -39,12 +43,18 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
     keys: createSqliteApiKeyRepository(db),
   };
   const writes = new WriteBatcher(db, repositories, { lockWaitMs, ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }) });
+  const events = createSqliteEventRepository(db, {
+    retentionMs: options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+    // Retention's deletions share the group commit: one writer per connection, and one short step.
+    write: (work) => writes.run(work),
+  });
   return {
     engine: 'sqlite',
     products: retryingWhileBusy(repositories.products, lockWaitMs),
     workspaces: retryingWhileBusy(repositories.workspaces, lockWaitMs),
     readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
     keys: retryingWhileBusy(repositories.keys, lockWaitMs),
+    events: retryingWhileBusy(events, lockWaitMs),
     transaction: (work) => writes.run(work),
     // One statement shares the group commit like any transaction: one fsync for the whole batch.
     singleWrite: (work) => writes.run(work),

@@ -2,6 +2,8 @@ import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { Workspace } from '../workspaces/model.ts';
 import type { WorkspaceRepository } from '../workspaces/repository.ts';
 import { WORKSPACE_COLUMNS, workspaceFromRow } from '../workspaces/rows.ts';
+import { EventType } from '../events/model.ts';
+import { eventRecorder } from './event-recorder.ts';
 
 const COLUMNS = WORKSPACE_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
@@ -15,6 +17,8 @@ export function createSqliteWorkspaceRepository(db: DatabaseSync): WorkspaceRepo
   const page = db.prepare(`SELECT ${COLUMNS} FROM workspaces WHERE id < ? ORDER BY id DESC LIMIT ?`);
   byId.setReturnArrays(true);
   page.setReturnArrays(true);
+  // Each write records its event in the same savepoint, from the row as stored (docs/events.md).
+  const record = eventRecorder(db, 'workspaces', WORKSPACE_COLUMNS, [EventType.workspaceCreated, EventType.workspaceUpdated, EventType.workspaceDeleted]);
   const findById = async (id: number): Promise<Workspace | undefined> => {
     const row = byId.get(id) as Row | undefined;
     return row === undefined ? undefined : workspaceFromRow(row);
@@ -22,15 +26,18 @@ export function createSqliteWorkspaceRepository(db: DatabaseSync): WorkspaceRepo
   return {
     async insert(workspace) {
       const result = insert.run(workspace.name, workspace.createdAt, workspace.updatedAt);
+      record.created.run(result.lastInsertRowid);
       return { id: Number(result.lastInsertRowid), ...workspace, version: 1 };
     },
     findById,
     // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
     findForUpdate: findById,
     async update(workspace) {
-      update.run(workspace.name, workspace.updatedAt, workspace.version, workspace.id);
+      if (update.run(workspace.name, workspace.updatedAt, workspace.version, workspace.id).changes > 0) record.updated.run(workspace.id);
     },
     async remove(id) {
+      // The event is taken from the row before it goes; no row, no event.
+      record.deleted.run(id);
       return remove.run(id).changes > 0;
     },
     async listBefore(beforeId, limit) {

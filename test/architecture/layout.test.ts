@@ -52,6 +52,7 @@ const CASES: readonly { rule: string; from: string; line: string; fine: { from: 
   { rule: '5 one-place-wires', from: 'src/workers/x.ts', line: "import { createApp } from '../app.ts';", fine: { from: 'src/index.ts', line: "export { createApp } from './app.ts';" } },
   { rule: '6 core-before-later', from: 'src/http/x.ts', line: "import { UNMATCHED_ROUTE } from '../metrics/http-metrics.ts';", fine: { from: 'src/app.ts', line: "import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';" } },
   { rule: '6 core-before-later', from: 'src/db/storage.ts', line: "import { hashKey } from '../keys/hash.ts';", fine: { from: 'src/db/storage.ts', line: "import type { KeyRepository } from '../keys/repository.ts';" } },
+  { rule: '6 core-before-later', from: 'src/products/use-cases.ts', line: "import { presentEvent } from '../events/presenter.ts';", fine: { from: 'src/sqlite/events.ts', line: "import type { EventRepository } from '../events/repository.ts';" } },
   { rule: '7 imports-stay-close', from: 'src/http/x.ts', line: "import { x } from '../../test/support/y.ts';", fine: { from: 'src/http/x.ts', line: "import { y } from '../shared/y.ts';" } },
   { rule: '7 imports-stay-close', from: 'src/http/x.ts', line: "import pg from 'pg';", fine: { from: 'src/http/x.ts', line: "import { createHash } from 'node:crypto';" } },
 ];

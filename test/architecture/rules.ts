@@ -15,7 +15,7 @@ export const PARTS = {
   /** Used by all of the core; src/callers/ is the seam every kind of credential implements (who calls, what it may do). */
   support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/config.ts', 'src/callers/'],
   /** What a reader can leave for later: the second engine, metrics, the document generator and its HTML page, workers, API keys, access tokens. */
-  later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/'],
+  later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/'],
 } as const;
 
 /** A part of the house: entries, wiring, the four of the core, or later. */

@@ -1,0 +1,26 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { EventType } from '../events/model.ts';
+
+/** The three prepared statements that record a resource's events, each taking the resource's id. */
+export interface EventRecorder {
+  readonly created: StatementSync;
+  readonly updated: StatementSync;
+  readonly deleted: StatementSync;
+}
+
+// SQLite's own clock, in the text every time here has (RFC 3339 UTC, milliseconds).
+const NOW = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/**
+ * Statements that copy a resource's row, as stored, into an event: `data` is the row as a JSON array
+ * in `columns` order (its rows.ts order), built by SQLite, so recording allocates nothing in
+ * JavaScript. They run in the savepoint of the write, so the change and its event commit together.
+ * A created or updated event is as old as the row's updated_at; a deleted one is stamped now, and
+ * must run before the DELETE.
+ */
+export function eventRecorder(db: DatabaseSync, table: string, columns: readonly string[], types: readonly [EventType, EventType, EventType]): EventRecorder {
+  const data = `json_array(${columns.join(', ')})`;
+  const copy = (type: EventType, at: string): StatementSync =>
+    db.prepare(`INSERT INTO events (type, created_at, data) SELECT ${type}, ${at}, ${data} FROM ${table} WHERE id = ?`);
+  return { created: copy(types[0], 'updated_at'), updated: copy(types[1], 'updated_at'), deleted: copy(types[2], NOW) };
+}

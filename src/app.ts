@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CredentialCheck } from './callers/caller.ts';
 import type { Config } from './config.ts';
-import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
+import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommits } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
 import { bearerTokenCheck } from './http/auth.ts';
@@ -16,6 +16,10 @@ import { IdempotentWrites } from './idempotency/idempotent-write.ts';
 import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
 import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
+import { createLiveEvents } from './events/live.ts';
+import { liveStreamHandler, wantsEventStream } from './events/stream-handler.ts';
+import { HttpError } from './http/errors.ts';
+import { Scope } from './callers/scopes.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
@@ -61,7 +65,10 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const storage = createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const engineStorage = createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  // Every commit wakes the live streams of this process and, through the engine, of the others.
+  const live = createLiveEvents(engineStorage, watchCommits(db), logger, metrics);
+  const storage = live.storage;
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -71,6 +78,11 @@ export function createApp(options: AppOptions): App {
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   addOpenApiRoutes(router, config);
+  const stream = liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: () => null });
+  router.add('GET', '/api/events', Scope.read, (ctx) => {
+    if (wantsEventStream(ctx.req)) return stream(ctx);
+    throw new HttpError('not_found');
+  });
   const pipeline = createPipeline({
     router,
     logger,

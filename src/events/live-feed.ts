@@ -153,6 +153,8 @@ export class LiveFeed {
         if (read.kind !== 'events') return this.#loseAll(read);
         this.#deliver(read.events.map(liveEvent));
         if (read.events.length < PAGE) return;
+        // Sockets write between two pages: a reader that keeps up is never seen as one that stopped.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     } catch (error) {
       this.#options.onReadError?.(error);

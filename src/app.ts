@@ -17,9 +17,6 @@ import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
 import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
 import { createLiveEvents } from './events/live.ts';
-import { liveStreamHandler, wantsEventStream } from './events/stream-handler.ts';
-import { HttpError } from './http/errors.ts';
-import { Scope } from './callers/scopes.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
@@ -78,11 +75,6 @@ export function createApp(options: AppOptions): App {
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   addOpenApiRoutes(router, config);
-  const stream = liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: () => null });
-  router.add('GET', '/api/events', Scope.read, (ctx) => {
-    if (wantsEventStream(ctx.req)) return stream(ctx);
-    throw new HttpError('not_found');
-  });
   const pipeline = createPipeline({
     router,
     logger,

@@ -19,7 +19,6 @@ export const ERRORS = {
   method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },
   idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },
   product_archived: { status: 409, detail: 'An archived product can only change its status; unarchive it to edit it.' },
-  events_expired: { status: 410, detail: 'TEMP' },
   precondition_failed: { status: 412, detail: 'A precondition failed: If-Match matches no current entity tag of this resource, or If-None-Match matches the current one (or is *); nothing was changed.' },
   payload_too_large: { status: 413, detail: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json (PATCH: or application/merge-patch+json), with no content coding.' },

@@ -43,7 +43,6 @@ const REPLAYED_CREATES: readonly ResourceName[] = ['products', 'workspaces'];
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
   invalid_query: { on: ['list'] },
-  events_expired: { on: ['list'] },
   // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete.
   invalid_header: { on: ['read', ...WRITES] },
   bad_request: { on: 'any_request' },

@@ -4,6 +4,11 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommits } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import type { EventRepository } from './events/repository.ts';
+import { addEventRoutes } from './events/routes.ts';
+import { liveStreamHandler } from './events/stream-handler.ts';
+import { createEventUseCases } from './events/use-cases.ts';
+import { parseFeedQuery } from './events/validate.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
 import { createCors } from './http/cors.ts';
@@ -55,6 +60,8 @@ export interface App {
   readonly logger: Logger;
   /** The metrics given at creation (serve `metrics.text()` on a listener of your own), or null. */
   readonly metrics: ServiceMetrics | null;
+  /** The event feed's storage: what startEventRetention(app) deletes expired events from (docs/embedding.md). */
+  readonly events: EventRepository;
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -62,7 +69,8 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const engineStorage = createStorage(db, metrics === null ? {} : { onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const retention = { eventRetentionMs: config.events.retentionMs };
+  const engineStorage = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   // Every commit wakes the live streams of this process and, through the engine, of the others.
   const live = createLiveEvents(engineStorage, watchCommits(db), logger, metrics);
   const storage = live.storage;
@@ -73,6 +81,7 @@ export function createApp(options: AppOptions): App {
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
+  addEventRoutes(router, createEventUseCases(storage.events), liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: (query) => parseFeedQuery(query).types }));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   addOpenApiRoutes(router, config);
   const pipeline = createPipeline({
@@ -90,6 +99,7 @@ export function createApp(options: AppOptions): App {
     routes: router.routes(),
     logger,
     metrics,
+    events: storage.events,
   });
 }
 

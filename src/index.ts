@@ -29,6 +29,8 @@ export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
 /** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes))`. */
 export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './openapi/document.ts';
+/** Deletes expired events (SVC_EVENTS_RETENTION) in the background of an app: startServer runs it; an embedder of createApp alone starts it (docs/embedding.md). */
+export { type EventRetention, type RetentionOptions, startEventRetention } from './events/retention.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
 /** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */

@@ -12,6 +12,7 @@ import { postgresSchemaVersion } from './postgres/migrate.ts';
 import { openPostgres } from './postgres/open.ts';
 import { answerClientError } from './http/client-error.ts';
 import { overflowedInRequestLine, type ParseErrorDetails } from './http/head-overflow.ts';
+import { startEventRetention } from './events/retention.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
@@ -173,6 +174,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const db = options.db ?? opened(releases, await openServiceDatabase(config), closeDatabase);
     const metrics = options.metrics !== undefined ? options.metrics : opened(releases, serviceMetricsFor(config), (own) => own?.close());
     const app = createApp({ db, config, logger, metrics });
+    // Stopped before the database closes (releases run newest first).
+    opened(releases, startEventRetention(app, { logger }), (retention) => retention.stop());
     const server = createHttpServer(config, app);
     await listen(server, config);
     const exposed = await exposeMetrics(config, metrics).catch(async (error: unknown): Promise<never> => {

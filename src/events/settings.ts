@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../shared/settings.ts';
 import { DEFAULT_EVENT_RETENTION_MS } from './model.ts';
 
 /** The events' settings (API.md §7): how long an event is kept. */

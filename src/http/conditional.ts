@@ -54,6 +54,18 @@ function matches(list: TagList, tag: string, comparison: 'strong' | 'weak'): boo
   return list.some((member) => member.opaque === tag && (comparison === 'weak' || !member.weak));
 }
 
+/**
+ * GET and HEAD of a representation that is no versioned resource (a page of the event feed), by its
+ * strong entity tag: If-Match, then If-None-Match, as RFC 9110 §13.2.2 orders them.
+ */
+export function readVerdictFor(headers: IncomingHttpHeaders, tag: string): PreconditionVerdict {
+  const ifMatch = listOf('If-Match', headers['if-match']);
+  const ifNoneMatch = listOf('If-None-Match', headers['if-none-match']);
+  if (ifMatch !== undefined && !matches(ifMatch, tag, 'strong')) return 'failed';
+  if (ifNoneMatch !== undefined && matches(ifNoneMatch, tag, 'weak')) return 'not_modified';
+  return 'proceed';
+}
+
 /** What a request's preconditions decide for a resource that exists: go on, 304, or 412. */
 export type PreconditionVerdict = 'proceed' | 'not_modified' | 'failed';
 

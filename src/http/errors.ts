@@ -20,6 +20,7 @@ export const ERRORS = {
   idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },
   product_archived: { status: 409, detail: 'An archived product can only change its status; unarchive it to edit it.' },
   precondition_failed: { status: 412, detail: 'A precondition failed: If-Match matches no current entity tag of this resource, or If-None-Match matches the current one (or is *); nothing was changed.' },
+  events_expired: { status: 410, detail: 'The events after the given one are no longer kept; start again without after (or Last-Event-ID).' },
   payload_too_large: { status: 413, detail: 'The request body is larger than the limit.' },
   unsupported_media_type: { status: 415, detail: 'The request body must be sent as application/json (PATCH: or application/merge-patch+json), with no content coding.' },
   validation_failed: { status: 422, detail: 'The request body has invalid fields.' },

@@ -1,7 +1,8 @@
 import { DEFAULT_LIMIT, decodeCursor, encodeCursor, MAX_LIMIT, type Page, type PageRequest } from '../shared/paging.ts';
 import { HttpError } from './errors.ts';
 
-function invalidQuery(parameter: string, code: string, detail: string): HttpError {
+/** A 400 invalid_query naming the parameter, with one entry in `errors`. */
+export function invalidQuery(parameter: string, code: string, detail: string): HttpError {
   return new HttpError('invalid_query', { detail, errors: [{ parameter, code, detail }] });
 }
 
@@ -14,13 +15,18 @@ function parseLimit(raw: string): number {
   return limit;
 }
 
+/** Reads `limit` (1..MAX_LIMIT, DEFAULT_LIMIT when absent); a bad one is 400 invalid_query. */
+export function parseLimitParam(query: URLSearchParams): number {
+  const raw = query.get('limit');
+  return raw === null ? DEFAULT_LIMIT : parseLimit(raw);
+}
+
 /**
  * Reads `limit` and `cursor` for the list named `list` (the resource and its filter, as the
  * cursor records it); anything else in the query is ignored.
  */
 export function parsePageRequest(list: string, query: URLSearchParams): PageRequest {
-  const rawLimit = query.get('limit');
-  const limit = rawLimit === null ? DEFAULT_LIMIT : parseLimit(rawLimit);
+  const limit = parseLimitParam(query);
   const rawCursor = query.get('cursor');
   let beforeId: number | null = null;
   if (rawCursor !== null) {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { LogLevel } from '../config.ts';
+import type { LogLevel } from '../shared/settings.ts';
 
 /** pino's numeric levels; `silent` is above every level. */
 export const LEVEL_NUMBERS: Readonly<Record<LogLevel, number>> = {

@@ -15,7 +15,7 @@ import type { JsonObject } from './schemas.ts';
 export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove';
 
 /** The resources, by their path segment; a use-case rule of one is placed on it alone. */
-export type ResourceName = 'products' | 'workspaces' | 'keys';
+export type ResourceName = 'products' | 'workspaces' | 'keys' | 'events';
 
 /** Where an example problem is answered: the operation's kind, resource and access, and its path. */
 export interface ExamplePlace {
@@ -34,6 +34,7 @@ const EXAMPLE_NOW = new Date('2026-11-22T09:30:00.000Z');
 const INVALID_BODIES: Readonly<Record<ResourceName, Partial<Record<OperationKind, () => Validated<unknown>>>>> = {
   products: { create: () => validateNewProduct({ priceInCents: -1 }), change: () => validateProductPatch({ name: null, priceInCents: 1.5 }) },
   workspaces: { create: () => validateNewWorkspace({ name: '   ', colour: 'red' }), change: () => validateWorkspacePatch({ name: null }) },
+  events: {},
   keys: { create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW) },
 };
 

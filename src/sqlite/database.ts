@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { Durability } from '../config.ts';
+import type { Durability } from '../shared/settings.ts';
 import { isPostgresUrl } from '../db/database-url.ts';
 
 export interface OpenOptions {

@@ -1,4 +1,4 @@
-import { isProviderUrl } from '../config.ts';
+import { isProviderUrl } from './settings.ts';
 import { fetchJson, KeyFetchError } from './fetch-json.ts';
 
 /** Where OpenID Connect Discovery 1.0 (§4) puts an issuer's configuration: its URL without a final `/`, then this. */

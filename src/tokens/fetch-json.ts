@@ -1,4 +1,4 @@
-import { isProviderUrl } from '../config.ts';
+import { isProviderUrl } from './settings.ts';
 
 /** Why the issuer's documents could not be had: for the log, never for a caller. */
 export class KeyFetchError extends Error {

@@ -1,5 +1,5 @@
 import { type CredentialCheck, type Identified, refused } from '../callers/caller.ts';
-import type { JwtSettings } from '../config.ts';
+import type { JwtSettings } from './settings.ts';
 import { ALGORITHM_RULES } from './algorithms.ts';
 import { checkClaims } from './claims.ts';
 import { jsonObject, parseCompactJws, type SignedToken } from './compact-jws.ts';

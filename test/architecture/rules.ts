@@ -7,13 +7,13 @@ export const PARTS = {
   /** Starts a process or exports the package: may plug in anything. */
   entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts'],
   /** The one place that wires the request path. */
-  wiring: ['src/app.ts'],
+  wiring: ['src/app.ts', 'src/config.ts'],
   /** The core a reader needs first: the request path, the resources, SQLite. */
   http: ['src/http/'],
   resources: ['src/products/', 'src/workspaces/', 'src/readiness/'],
   storage: ['src/db/', 'src/sqlite/'],
   /** Used by all of the core; src/callers/ is the seam every kind of credential implements (who calls, what it may do). */
-  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/config.ts', 'src/callers/'],
+  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/'],
   /** What a reader can leave for later: the second engine, metrics, the document generator and its HTML page, workers, API keys, access tokens. */
   later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/'],
 } as const;

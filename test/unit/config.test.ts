@@ -43,6 +43,7 @@ test('an empty environment gives the documented defaults', () => {
     jwt: { issuer: '', audience: '', jwksUrl: '' },
     metricsPort: null,
     metricsHost: '127.0.0.1',
+    events: { retentionMs: 168 * 3_600_000 },
   });
 });
 
@@ -52,6 +53,7 @@ test('an empty string means the default, for every variable', () => {
     'SVC_BODY_LIMIT_BYTES', 'SVC_HEADERS_TIMEOUT_MS', 'SVC_REQUEST_TIMEOUT_MS', 'SVC_KEEP_ALIVE_TIMEOUT_MS',
     'SVC_MAX_CONNECTIONS', 'SVC_SHUTDOWN_TIMEOUT_MS', 'SVC_TRUST_PROXY', 'SVC_RATE_LIMIT',
     'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN', 'SVC_METRICS_PORT', 'SVC_METRICS_HOST', 'SVC_DATABASE_URL', 'SVC_DB_POOL_SIZE',
+    'SVC_EVENTS_RETENTION',
   ];
   const empty = Object.fromEntries(names.map((name) => [name, '']));
   assert.deepEqual(loadConfig(empty), loadConfig({}));
@@ -298,5 +300,14 @@ test('SVC_CORS_ORIGINS: exact origins as browsers serialize them (RFC 6454), or 
       assert.match(error.message, reason);
       return true;
     });
+  }
+});
+
+test('SVC_EVENTS_RETENTION is a duration with s, m or h from 10s to 8760h', () => {
+  for (const [value, ms] of [['10s', 10_000], ['90s', 90_000], ['15m', 900_000], ['168h', 604_800_000], ['8760h', 31_536_000_000], [' 2h ', 7_200_000]] as const) {
+    assert.equal(loadConfig({ SVC_EVENTS_RETENTION: value }).events.retentionMs, ms, value);
+  }
+  for (const value of ['9s', '8761h', '0s', '1d', '10', 'h', '1.5h', '-10s', '10 s', '10S']) {
+    assertRefused({ SVC_EVENTS_RETENTION: value }, 'SVC_EVENTS_RETENTION', value, /from 10s to 8760h/);
   }
 });

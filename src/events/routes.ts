@@ -1,0 +1,54 @@
+import { Scope } from '../callers/scopes.ts';
+import { readVerdictFor } from '../http/conditional.ts';
+import { HttpError } from '../http/errors.ts';
+import { invalidQuery } from '../http/paging.ts';
+import type { Handler, RequestContext, Reply } from '../http/reply.ts';
+import type { Router } from '../http/router.ts';
+import type { EventRead, StoredEvent } from './model.ts';
+import { eventJson } from './presenter.ts';
+import { wantsEventStream } from './stream-handler.ts';
+import type { EventUseCases } from './use-cases.ts';
+import { feedQueryString, parseFeedQuery } from './validate.ts';
+
+/** The path of the event feed. */
+export const EVENTS_PATH = '/api/events';
+
+// A page's body is made of its events' ids alone (the stored rows never change), and no event can
+// appear between two a page holds: its count, first and last id name it.
+function pageTag(events: readonly StoredEvent[]): string {
+  const first = events[0];
+  const last = events.at(-1);
+  return first === undefined || last === undefined ? '"0"' : `"${events.length}-${first.id}-${last.id}"`;
+}
+
+function refusal(read: Exclude<EventRead, { kind: 'events' }>): HttpError {
+  if (read.kind === 'expired') return new HttpError('events_expired');
+  const detail = read.kind === 'malformed' ? 'after must be the id of an event this service issued' : 'after names no event this service issued';
+  return invalidQuery('after', 'invalid', detail);
+}
+
+/** GET (and HEAD) /api/events as JSON: a page of the feed with its `next` link and ETag (API.md §16). */
+export function feedHandler(events: EventUseCases): Handler {
+  return async (ctx: RequestContext): Promise<Reply> => {
+    const query = parseFeedQuery(ctx.query);
+    const read = await events.feed(query);
+    if (read.kind !== 'events') throw refusal(read);
+    const etag = pageTag(read.events);
+    const verdict = readVerdictFor(ctx.req.headers, etag);
+    if (verdict === 'failed') throw new HttpError('precondition_failed');
+    // An empty page links to the same query again, so a follower polls where it stands.
+    const next = read.events.at(-1)?.id ?? query.after;
+    const link = `<${EVENTS_PATH}?${feedQueryString(query, next)}>; rel="next"`;
+    if (verdict === 'not_modified') return { status: 304, headers: { etag, link } };
+    return { status: 200, json: `[${read.events.map(eventJson).join(',')}]`, headers: { etag, link } };
+  };
+}
+
+/**
+ * Registers the event feed: scope read, like every other read (API.md §13); with `liveStream`, a GET
+ * that asks for text/event-stream gets the live stream on the same path (API.md §16, Live).
+ */
+export function addEventRoutes(router: Router<Handler>, events: EventUseCases, liveStream: Handler | null = null): void {
+  const feed = feedHandler(events);
+  router.add('GET', EVENTS_PATH, Scope.read, liveStream === null ? feed : (ctx) => (wantsEventStream(ctx.req) ? liveStream(ctx) : feed(ctx)));
+}

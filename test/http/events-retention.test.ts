@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, test } from 'node:test';
+import { assertProblem, eventually } from '../support/assertions.ts';
+import { readFeed } from '../support/events.ts';
+import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+
+// The shortest retention there is, so expiry can be watched in a test.
+let server: TestServer;
+before(async () => {
+  server = await startTestServer({ SVC_EVENTS_RETENTION: '10s' });
+});
+after(() => server.stop());
+
+async function create(name: string): Promise<void> {
+  assert.equal((await postJson(`${server.url}/api/workspaces`, { name })).status, 201);
+}
+
+test('past SVC_EVENTS_RETENTION an event is never served, an after that needs it is 410, and it is deleted within a minute', { timeout: 120_000 }, async () => {
+  await create('first');
+  await create('second');
+  const [first, second] = (await readFeed(server.url, '/api/events')).events;
+  assert.ok(first !== undefined && second !== undefined);
+  assert.deepEqual((await readFeed(server.url, `/api/events?after=${first.id}`)).events.map((event) => event.id), [second.id]);
+  await sleep(Date.parse(second.createdAt) + 10_500 - Date.now());
+
+  // Expired, deleted or not yet: never served.
+  assert.deepEqual((await readFeed(server.url, '/api/events')).events, [], 'the feed starts after expired events');
+  await assertProblem(await fetch(`${server.url}/api/events?after=${first.id}`), 410, 'events_expired', '/api/events');
+  assert.deepEqual((await readFeed(server.url, `/api/events?after=${second.id}`)).events, [], 'nothing after the newest is needed');
+
+  await eventually('expired events deleted by the serving process', async () => (await server.database.countRows('events')) === 0, 60_000, 250);
+  await assertProblem(await fetch(`${server.url}/api/events?after=${first.id}`), 410, 'events_expired', '/api/events');
+  assert.equal((await fetch(`${server.url}/api/events?after=${second.id}`)).status, 200, 'the newest deleted is where a follower may still stand');
+
+  await create('third');
+  const fresh = await readFeed(server.url, `/api/events?after=${second.id}`);
+  assert.deepEqual(fresh.events.map((event) => event.data['name']), ['third']);
+  assert.deepEqual((await readFeed(server.url, '/api/events')).events.map((event) => event.id), [fresh.events[0]?.id]);
+});

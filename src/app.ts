@@ -4,6 +4,8 @@ import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommits } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { countingEvents } from './events/count.ts';
+import { EVENT_TYPE_NAMES } from './events/model.ts';
 import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
 import { liveStreamHandler } from './events/stream-handler.ts';
@@ -70,9 +72,10 @@ export function createApp(options: AppOptions): App {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
   const retention = { eventRetentionMs: config.events.retentionMs };
-  const engineStorage = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
   // Every commit wakes the live streams of this process and, through the engine, of the others.
-  const live = createLiveEvents(engineStorage, watchCommits(db), logger, metrics);
+  const live = createLiveEvents(counted, watchCommits(db), logger, metrics);
   const storage = live.storage;
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };

@@ -14,7 +14,7 @@ export const EXPOSED_HEADERS: readonly string[] = [
 ];
 
 /** The request headers, beyond the CORS-safelisted ones, that a page may send. */
-export const ALLOWED_REQUEST_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'];
+export const ALLOWED_REQUEST_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'];
 
 /** How long a browser may reuse a preflight's answer, in seconds: Chromium's own cap (Firefox's is a day). */
 export const PREFLIGHT_MAX_AGE_S = 7200;

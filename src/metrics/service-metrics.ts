@@ -2,6 +2,7 @@ import { eventLoopLag } from './event-loop.ts';
 import { HttpMetrics } from './http-metrics.ts';
 import { REFUSAL_REASONS, type RefusalReason } from '../callers/caller.ts';
 import { KEY_LOOKUP_RESULTS, type KeyLookupResult } from '../keys/key-check.ts';
+import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../events/model.ts';
 import { Counter, EnumCounter, Histogram } from './instruments.ts';
 import { processCollectors } from './process-metrics.ts';
 import { Registry } from './registry.ts';
@@ -39,6 +40,8 @@ export interface ServiceMetrics extends ProcessRegistry {
   readonly callersRefused: EnumCounter<RefusalReason>;
   /** Database reads of API keys by the key check (SVC_AUTH=keys), by result: what a flood of random keys costs. */
   readonly apiKeyLookups: EnumCounter<KeyLookupResult>;
+  /** Events recorded (API.md §16), by type, counted once their change is committed. */
+  readonly eventsRecorded: EnumCounter<string>;
   /** The current figures in the Prometheus text format 0.0.4 (serve with METRICS_CONTENT_TYPE). */
   text(): string;
 }
@@ -62,6 +65,9 @@ export function createServiceMetrics(): ServiceMetrics {
   const apiKeyLookups = registry.register(
     new EnumCounter('api_key_lookups_total', 'Database reads of API keys by the key check, by result (found, absent, failed).', 'result', KEY_LOOKUP_RESULTS),
   );
+  const eventsRecorded = registry.register(
+    new EnumCounter('events_recorded_total', 'Events recorded with committed changes, by type.', 'type', EVENT_TYPES.map((type) => EVENT_TYPE_NAMES[type])),
+  );
   const close = addProcessFamilies(registry);
-  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, text: () => registry.text() };
+  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, eventsRecorded, text: () => registry.text() };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
+import { eventHeaders, eventParameters, eventSchemas } from './event-paths.ts';
 import { headerComponents, parameterComponents } from './headers.ts';
 import { keySchemas } from './key-schemas.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
@@ -98,9 +99,9 @@ function servesKeys(options: OpenApiOptions): boolean {
 function components(options: OpenApiOptions): JsonObject {
   const keys = servesKeys(options);
   const parts: JsonObject = {
-    schemas: { ...schemaComponents(keys), ...(keys ? keySchemas() : {}) },
-    parameters: parameterComponents(keys),
-    headers: headerComponents(options, keys),
+    schemas: { ...schemaComponents(keys), ...(keys ? keySchemas() : {}), ...eventSchemas() },
+    parameters: { ...parameterComponents(keys), ...eventParameters() },
+    headers: { ...headerComponents(options, keys), ...eventHeaders() },
   };
   const schemes = securitySchemes(options.auth);
   if (schemes !== undefined) parts['securitySchemes'] = schemes;
@@ -112,6 +113,7 @@ function tags(options: OpenApiOptions): JsonObject[] {
     { name: 'products', description: 'Products: name, price in cents and status.' },
     { name: 'workspaces', description: 'Workspaces: a name.' },
     ...(servesKeys(options) ? [{ name: 'keys', description: 'API keys: who may call, and with which scopes.' }] : []),
+    { name: 'events', description: 'What changed: every committed change of a product or a workspace, as a feed to follow.' },
     { name: 'operations', description: 'Readiness and this document.' },
   ];
 }

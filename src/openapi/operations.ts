@@ -1,4 +1,5 @@
 import type { Access } from '../http/router.ts';
+import { eventOperations } from './event-paths.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { keyOperations } from './key-paths.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
@@ -160,6 +161,7 @@ const DOCUMENTED: readonly DocumentedOperation[] = [
   { method: 'GET', pattern: '/api/ping', build: readinessPath },
   ...RESOURCES.flatMap(resourceOperations),
   ...keyOperations(),
+  ...eventOperations(),
   { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
   { method: 'GET', pattern: '/api/docs', build: docsPagePath },
 ];

@@ -13,7 +13,7 @@ import { createTestDatabase } from '../support/test-database.ts';
 
 const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'];
 
 /** Sends a CORS preflight as a browser does: OPTIONS with Origin, the method asked for and, maybe, headers. */
 function preflight(url: string, origin: string, method: string, requestHeaders?: string): Promise<Response> {
@@ -61,6 +61,8 @@ describe('preflights with SVC_CORS_ORIGINS set', () => {
     await assertAccepted(await preflight(`${url}/api/products/17`, APP, 'PATCH', 'if-match'), APP, ['GET', 'HEAD', 'PATCH', 'DELETE'], 'PATCH item');
     await assertAccepted(await preflight(`${url}/api/workspaces/3`, APP, 'DELETE'), APP, ['GET', 'HEAD', 'PATCH', 'DELETE'], 'DELETE item');
     await assertAccepted(await preflight(`${url}/api/ping`, APP, 'GET', 'x-request-id'), APP, ['GET', 'HEAD'], 'ping');
+    // A page that resumes the event feed (a live stream) sends Last-Event-ID (API.md §16).
+    await assertAccepted(await preflight(`${url}/api/events`, APP, 'GET', 'authorization,last-event-id'), APP, ['GET', 'HEAD'], 'events');
     // The item's shape, not its existence: an id that names nothing tells nothing.
     await assertAccepted(await preflight(`${url}/api/products/999999`, APP, 'GET'), APP, ['GET', 'HEAD', 'PATCH', 'DELETE'], 'unknown id');
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertProblem, RFC3339_UTC_MS } from '../support/assertions.ts';
-import { followToEnd, readFeed, unknownIdLike, type WireEvent } from '../support/events.ts';
+import { followToEnd, readFeed, settle, unknownIdLike, type WireEvent } from '../support/events.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -17,13 +17,14 @@ async function json(response: Response, status: number): Promise<Record<string, 
   return (await response.json()) as Record<string, unknown>;
 }
 
-// Everything recorded after the event `from` (from the start when null).
+// Everything recorded after the event `from` by the changes acknowledged so far (a marker's event ends them).
 async function eventsAfter(from: string | null): Promise<WireEvent[]> {
-  return (await followToEnd(server.url, from === null ? '/api/events' : `/api/events?after=${from}`)).events;
+  return (await settle(server.url, from)).events;
 }
 
-async function head(): Promise<string | null> {
-  return (await eventsAfter(null)).at(-1)?.id ?? null;
+// Where the feed stands once every change acknowledged so far is visible: a marker's event.
+async function head(): Promise<string> {
+  return (await settle(server.url, null)).marker;
 }
 
 test('each of the six types: exactly id, type, createdAt and data, the representation right after the change (before it, for a delete)', async () => {
@@ -89,12 +90,13 @@ test('paging: oldest first, limit, next on every page (the same query again when
   const start = await head();
   const names = Array.from({ length: 7 }, (_, i) => `page ${i}`);
   for (const name of names) assert.equal((await postJson(`${server.url}/api/workspaces`, { name })).status, 201);
-  const first = await readFeed(server.url, `/api/events?limit=3${start === null ? '' : `&after=${start}`}`);
+  await settle(server.url, start);
+  const first = await readFeed(server.url, `/api/events?limit=3&after=${start}`);
   assert.equal(first.events.length, 3);
   assert.equal(first.next, `/api/events?after=${first.events[2]?.id}&limit=3`);
   const rest = await followToEnd(server.url, first.next);
   const all = [...first.events, ...rest.events];
-  assert.deepEqual(all.map((event) => event.data['name']), names);
+  assert.deepEqual(all.map((event) => event.data['name']), [...names, 'marker']);
   const empty = await readFeed(server.url, rest.next);
   assert.deepEqual([empty.status, empty.events, empty.next], [200, [], rest.next], 'an empty page links to itself');
   const fromStart = await readFeed(server.url, '/api/events?limit=1');
@@ -109,7 +111,8 @@ test('type keeps only the named types, and its next link carries it on; an unkno
   const product = await json(await postJson(`${server.url}/api/products`, { name: 'Typed', priceInCents: 5 }), 201);
   await json(await postJson(`${server.url}/api/workspaces`, { name: 'Typed' }), 201);
   assert.equal((await fetch(`${server.url}/api/products/${product['id']}`, { method: 'DELETE' })).status, 204);
-  const query = `type=product.deleted,product.created${start === null ? '' : `&after=${start}`}`;
+  await settle(server.url, start);
+  const query = `type=product.deleted,product.created&after=${start}`;
   const { events } = await followToEnd(server.url, `/api/events?${query}`);
   assert.deepEqual(events.map((event) => event.type), ['product.created', 'product.deleted']);
   const page = await readFeed(server.url, `/api/events?${query}&limit=1`);
@@ -122,7 +125,7 @@ test('type keeps only the named types, and its next link carries it on; an unkno
 
 test('ETag: the same request with If-None-Match is 304 while nothing new is recorded, 200 once something is', async () => {
   const start = await head();
-  const path = start === null ? '/api/events' : `/api/events?after=${start}`;
+  const path = `/api/events?after=${start}`;
   const first = await fetch(`${server.url}${path}`);
   const etag = first.headers.get('etag');
   assert.match(etag ?? '', /^"[\x21\x23-\x7e]+"$/, 'a strong ETag');
@@ -130,7 +133,7 @@ test('ETag: the same request with If-None-Match is 304 while nothing new is reco
   assert.equal(again.status, 304);
   assert.equal(again.headers.get('etag'), etag);
   assert.equal(await again.text(), '');
-  await json(await postJson(`${server.url}/api/workspaces`, { name: 'news' }), 201);
+  await settle(server.url, start, 'news');
   const changed = await fetch(`${server.url}${path}`, { headers: { 'if-none-match': etag ?? '' } });
   assert.equal(changed.status, 200);
   assert.notEqual(changed.headers.get('etag'), etag);
@@ -147,8 +150,7 @@ test('HEAD answers like GET, without a body', async () => {
 });
 
 test('a malformed after, or one that names no event, is 400 invalid_query; a bad limit is 400 too', async () => {
-  await json(await postJson(`${server.url}/api/workspaces`, { name: 'known' }), 201);
-  const known = (await head()) as string;
+  const known = await head();
   for (const bad of ['abc', '1.5', '-1', '0', 'a'.repeat(65), '%20', '1_', '_1', unknownIdLike(known)]) {
     const problem = await assertProblem(await fetch(`${server.url}/api/events?after=${bad}`), 400, 'invalid_query', '/api/events');
     assert.equal((problem['errors'] as { parameter: string }[])[0]?.parameter, 'after', bad);
@@ -157,4 +159,10 @@ test('a malformed after, or one that names no event, is 400 invalid_query; a bad
     await assertProblem(await fetch(`${server.url}/api/events?limit=${limit}`), 400, 'invalid_query', '/api/events');
   }
   assert.equal((await fetch(`${server.url}/api/events?after=${known}&limit=200`)).status, 200);
+});
+
+test('the API\'s page lists the feed, made from the document that describes it', async () => {
+  const page = await (await fetch(`${server.url}/api/docs`)).text();
+  assert.ok(page.includes('/api/events'), 'GET /api/events on the page');
+  assert.ok(page.includes('events_expired'), 'its 410 on the page');
 });

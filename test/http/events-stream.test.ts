@@ -229,7 +229,7 @@ describe('what bounds a stream', () => {
     const server = await startTestServer();
     try {
       await createProduct(server.url, '€'.repeat(200));
-      const reader = await openStream(`${server.url}/api/events`);
+      const reader = await openStream(`${server.url}/api/events`, { 'x-request-id': 'reader' });
       // The stalled reader: it sends its request and never reads a byte.
       const url = new URL(server.url);
       const stalled = connect(Number(url.port), url.hostname);
@@ -242,7 +242,9 @@ describe('what bounds a stream', () => {
         'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000) INSERT INTO events (type, created_at, data) SELECT e.type, e.created_at, e.data FROM events e, n',
       );
       await createProduct(server.url, 'wake up');
-      await reader.waitFor(10_001, 90_000);
+      await reader.waitFor(10_001, 90_000).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message}; the reader's stream ended: ${server.logs.some((line) => line['reqId'] === 'reader')} ${JSON.stringify(server.logs.filter((line) => (line['level'] as number) > 30))}`);
+      });
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline && !server.logs.some((line) => line['reqId'] === 'stalled')) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.ok(server.logs.some((line) => line['reqId'] === 'stalled'), 'the stalled stream ended');

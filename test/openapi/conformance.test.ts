@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/http/errors.ts';
 import { callerTests, keysFetchedOnceTest, outsideOperationTests, tokenDirectionsTest } from './conformance-callers.ts';
+import { eventFeedTests } from './conformance-events.ts';
 import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, productRuleTests, readAndCreateTests, RESOURCES } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
@@ -105,6 +106,7 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
       keyClientErrorTests(run);
     }
     if (mode === 'jwt') tokenDirectionsTest(run);
+    eventFeedTests(run);
     callerTests(run);
     outsideOperationTests(run);
     everythingMetTest(run);

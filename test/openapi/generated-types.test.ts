@@ -78,6 +78,7 @@ interface Report {
   renamed: { id: number; name: string };
   deleted: number;
   gone: number;
+  events: { id: string; type: string; createdAt: string; data: { id: number; name: string } }[];
 }
 interface ApiKey {
   id: string;
@@ -187,6 +188,13 @@ test('the typed client changes through the ETag, meets 412 and 409, filters by s
   assert.deepEqual(report.archivedIds, [report.archived.id]);
   assert.equal(report.renamed.name, 'Acme Europe');
   assert.deepEqual([report.deleted, report.gone], [204, 404]);
+});
+
+test('the typed client follows the event feed: every change of the scenario, oldest first', async () => {
+  const { report } = await liveReport();
+  const mine = report.events.filter((event) => event.data.id === report.defaulted.id && event.type.startsWith('product.'));
+  assert.deepEqual(mine.map((event) => event.type), ['product.created', 'product.updated', 'product.deleted']);
+  assert.deepEqual(report.events.find((event) => event.type === 'workspace.updated')?.data.name, 'Acme Europe');
 });
 
 test('the typed client manages a key: makes it (shown once), pages, reads, revokes; the key meets 403, then 401', async () => {

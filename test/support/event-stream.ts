@@ -67,11 +67,10 @@ function streamOf(req: ReturnType<typeof request>, res: IncomingMessage): OpenSt
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
     text += chunk;
-    pending += chunk;
-    let end: number;
-    while ((end = pending.indexOf('\n\n')) >= 0) {
-      const parsed = parseBlock(pending.slice(0, end));
-      pending = pending.slice(end + 2);
+    const blocks = (pending + chunk).split('\n\n');
+    pending = blocks.pop() ?? '';
+    for (const block of blocks) {
+      const parsed = parseBlock(block);
       if (parsed === 'comment') comments += 1;
       else if (parsed !== null) messages.push(parsed);
     }

@@ -44,3 +44,42 @@ export function unknownIdLike(id: string): string {
   const [tx, seq] = id.split('_');
   return seq === undefined ? String(Number(tx) + 1_000_000) : `${tx}_${Number(seq) + 1_000_000}`;
 }
+
+/**
+ * Follows `next` from `path`, reading an empty page again after a pause, until `done` holds for the
+ * events seen; rejects after `timeoutMs`. On PostgreSQL an event becomes visible once every
+ * transaction that began before it has ended (docs/events.md), so a follower polls, as a client does.
+ */
+export async function followUntil(
+  base: string,
+  path: string,
+  done: (events: readonly WireEvent[]) => boolean,
+  timeoutMs = 15_000,
+): Promise<{ events: WireEvent[]; next: string }> {
+  const deadline = performance.now() + timeoutMs;
+  const events: WireEvent[] = [];
+  let next = path;
+  while (!done(events)) {
+    if (performance.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${events.length} events seen from ${path}`);
+    const page = await readFeed(base, next);
+    assert.equal(page.status, 200);
+    events.push(...page.events);
+    if (page.events.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    next = page.next;
+  }
+  return { events, next };
+}
+
+/**
+ * Records a marker (a workspace named `name`) and follows from `after` until it is seen: every change
+ * acknowledged before it is then visible too. The events before the marker, and the marker's id.
+ */
+export async function settle(base: string, after: string | null, name = 'marker'): Promise<{ events: WireEvent[]; marker: string }> {
+  const created = await fetch(`${base}/api/workspaces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
+  assert.equal(created.status, 201);
+  const { id } = (await created.json()) as { id: number };
+  const isMarker = (event: WireEvent): boolean => event.type === 'workspace.created' && event.data['id'] === id;
+  const { events } = await followUntil(base, after === null ? '/api/events?limit=200' : `/api/events?after=${after}&limit=200`, (seen) => seen.some(isMarker));
+  const at = events.findIndex(isMarker);
+  return { events: events.slice(0, at), marker: (events[at] as WireEvent).id };
+}

@@ -17,6 +17,8 @@ export type NewProduct = Schemas['NewProduct'];
 export type ProductPatch = Schemas['ProductPatch'];
 /** An RFC 9457 problem document. */
 export type Problem = Schemas['Problem'];
+/** An event of the feed. */
+export type Event = Schemas['Event'];
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 /** The methods the document lists for path `P`. */
@@ -114,6 +116,8 @@ export interface Report extends Changes {
   workspace: Workspace;
   problem: Problem;
   invalid: string[];
+  /** Every event of the feed, followed five at a time until a page comes back empty. */
+  events: Event[];
 }
 
 /** Creates (with and without `status`), reads and lists products, creates a workspace, meets a 422, then changes and deletes. */
@@ -138,7 +142,21 @@ export async function scenario(base: string, credential?: string): Promise<Repor
   const problem: Problem = expect(rejected, 422);
   const invalid = (problem.errors ?? []).map((error) => ('pointer' in error ? `${error.pointer} ${error.code}` : `${error.parameter} ${error.code}`));
   const changes = await changeAndDelete(api, defaulted.id, archived.id, workspace.id);
-  return { defaulted, archived, read, pages, workspace, problem, invalid, ...changes };
+  return { defaulted, archived, read, pages, workspace, problem, invalid, ...changes, events: await followEvents(api) };
+}
+
+/** Reads the event feed from its start, following `next` until a page is empty (API.md §16). */
+async function followEvents(api: Client): Promise<Event[]> {
+  const events: Event[] = [];
+  let answer = await api.call('get', '/api/events', { params: { query: { limit: 5 } } });
+  for (let pages = 0; pages < 20; pages++) {
+    const page = expect(answer, 200);
+    const href = nextLink(answer.headers);
+    events.push(...page);
+    if (page.length === 0 || href === undefined) break;
+    answer = await api.follow('/api/events', href);
+  }
+  return events;
 }
 
 /** Revalidates with the ETag, changes with If-Match, meets 412 and 409, lists archived products, deletes. */

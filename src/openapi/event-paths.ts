@@ -1,0 +1,96 @@
+import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../events/model.ts';
+import type { Access } from '../http/router.ts';
+import { everyResponseHeaders } from './headers.ts';
+import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation } from './operation.ts';
+import { closedObject, createdAt, EXAMPLES, type JsonObject, ref } from './schemas.ts';
+
+// The event feed of API.md §16: the Event schema, its parameters and headers, and GET /api/events.
+const PATH = '/api/events';
+const TYPE_NAMES = EVENT_TYPES.map((type) => EVENT_TYPE_NAMES[type]);
+const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
+/** An Event of each kind the examples show. */
+export const EVENT_EXAMPLES = {
+  created: { id: '1041', type: 'product.created', createdAt: EXAMPLES.product.createdAt, data: EXAMPLES.product },
+  updated: { id: '1042', type: 'product.updated', createdAt: '2026-11-22T09:31:00.000Z', data: { ...EXAMPLES.product, priceInCents: 2499, updatedAt: '2026-11-22T09:31:00.000Z' } },
+};
+
+/** `components.schemas` of the feed: Event and EventType. */
+export function eventSchemas(): JsonObject {
+  return {
+    EventType: { type: 'string', enum: TYPE_NAMES, description: 'What happened, to which kind of resource. A name, not an integer: receivers route on it.' },
+    Event: closedObject(
+      ['id', 'type', 'createdAt', 'data'],
+      {
+        id: { type: 'string', pattern: ID_PATTERN, description: 'Opaque, unique, never reused; what `after` and `Last-Event-ID` take.' },
+        type: ref('schemas', 'EventType'),
+        createdAt: { ...createdAt, description: 'When the change was recorded: RFC 3339, UTC, with milliseconds.' },
+        data: {
+          oneOf: [ref('schemas', 'Product'), ref('schemas', 'Workspace')],
+          description: 'The resource (a Product for `product.*`, a Workspace for `workspace.*`) right after the change; for `*.deleted`, as it was just before.',
+        },
+      },
+      { description: 'One committed change of a product or a workspace, recorded in the same transaction as the change.', examples: [EVENT_EXAMPLES.created] },
+    ),
+  };
+}
+
+/** `components.parameters` of the feed. */
+export function eventParameters(): JsonObject {
+  return {
+    After: {
+      name: 'after',
+      in: 'query',
+      description:
+        'Start after this event (an `id` from the feed); without it, at the oldest event kept. Malformed, or naming no event the service ' +
+        'issued: 400 `invalid_query`. When an event after it is past retention: 410 `events_expired` (start again without `after`).',
+      schema: { type: 'string', pattern: ID_PATTERN },
+    },
+    EventTypes: {
+      name: 'type',
+      in: 'query',
+      description: `Only these types, comma-separated (${TYPE_NAMES.join(', ')}); an unknown one is 400 \`invalid_query\`.`,
+      schema: { type: 'string', pattern: `^(${TYPE_NAMES.join('|').replaceAll('.', '\\.')})(,(${TYPE_NAMES.join('|').replaceAll('.', '\\.')}))*$` },
+      explode: false,
+    },
+  };
+}
+
+/** `components.headers` of the feed. */
+export function eventHeaders(): JsonObject {
+  return {
+    EventsLink: {
+      description: 'RFC 8288 link to the next page, on every page: the same query after the last event of this page, or the same query again when it is empty.',
+      required: true,
+      schema: { type: 'string', pattern: '^</api/events\\?(after=[A-Za-z0-9_-]{1,64}&)?limit=[1-9][0-9]*(&type=[a-z.,]+)?>; rel="next"$' },
+    },
+    EventsETag: {
+      description: 'A strong entity tag of this page; sent back in `If-None-Match`, the same request is 304 while nothing new has been recorded.',
+      required: true,
+      schema: { type: 'string', pattern: '^"[\\x21\\x23-\\x7E]*"$' },
+    },
+  };
+}
+
+function feedOperation(options: OpenApiOptions, access: Access): JsonObject {
+  const headers = { ...everyResponseHeaders(), Link: ref('headers', 'EventsLink'), ETag: ref('headers', 'EventsETag') };
+  return operation({ kind: 'list', resource: 'events', access, instance: PATH }, options, {
+    operationId: 'listEvents',
+    summary: 'Follow what changed: events, oldest first',
+    description:
+      'Every committed change of a product or a workspace, recorded in its transaction, oldest first. Follow the `Link` header with ' +
+      '`rel="next"` for ever: no event is skipped or repeated, in one order that is the same for every reader, while any number of ' +
+      'processes write. Events are kept for SVC_EVENTS_RETENTION (168h by default).',
+    tags: ['events'],
+    parameters: [ref('parameters', 'After'), ref('parameters', 'Limit'), ref('parameters', 'EventTypes'), ref('parameters', 'IfNoneMatch')],
+    responses: {
+      '200': { description: 'A page of events, oldest first (empty when nothing new is visible).', headers, content: jsonContent({ type: 'array', items: ref('schemas', 'Event') }, Object.values(EVENT_EXAMPLES)) },
+      '304': { description: 'Not Modified: `If-None-Match` matches this page, and nothing new has been recorded. No body.', headers },
+    },
+  });
+}
+
+/** The feed's operations. */
+export function eventOperations(): DocumentedOperation[] {
+  return [{ method: 'GET', pattern: PATH, build: feedOperation }];
+}

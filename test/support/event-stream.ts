@@ -23,6 +23,8 @@ export interface OpenStream {
   readonly ended: Promise<{ clean: boolean }>;
   /** Resolves after the next comment line. */
   nextComment(timeoutMs?: number): Promise<void>;
+  /** Resolves once `count` comment lines have come in all. */
+  waitForComments(count: number, timeoutMs?: number): Promise<void>;
   close(): void;
 }
 
@@ -126,6 +128,9 @@ function streamOf(req: ReturnType<typeof request>, res: IncomingMessage): OpenSt
     nextComment(timeoutMs = 20_000) {
       const seen = comments;
       return until(() => comments > seen, timeoutMs, () => 'no comment');
+    },
+    waitForComments(count, timeoutMs = 20_000) {
+      return until(() => comments >= count, timeoutMs, () => `expected ${count} comments, got ${comments}`);
     },
     close: () => req.destroy(),
   };

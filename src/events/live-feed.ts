@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventRead, EventType, StoredEvent } from './model.ts';
 import type { EventRepository } from './repository.ts';
 import { eventMessage } from './sse.ts';
@@ -12,8 +13,8 @@ export interface LiveEvent {
 /** One open stream as the live feed sees it: which types it wants and where its messages go. */
 export interface Subscriber {
   readonly types: ReadonlySet<EventType> | null;
-  /** Takes one event's message; false once the stream has ended. */
-  send(event: LiveEvent): void;
+  /** Takes the messages of one or more events, in order, as one text. */
+  send(messages: string): void;
   /** The feed cannot go on from where this stream is (its place is past retention): end it. */
   lost(): void;
 }
@@ -30,6 +31,8 @@ export interface LiveFeedOptions {
 }
 
 const PAGE = 200;
+/** The least time between two reads of the live feed: the wake-up's delay at most, and what batches a burst. */
+export const READ_SPACING_MS = 25;
 
 const liveEvent = (event: StoredEvent): LiveEvent => ({ id: event.id, type: event.type, message: eventMessage(event) });
 
@@ -84,14 +87,17 @@ export class LiveFeed {
     this.#recent = [];
   }
 
-  /** Something may have been committed: read (once more, if a read is under way). */
+  /**
+   * Something may have been committed: read soon (once more, if a read is under way). Reads begin at
+   * most every READ_SPACING_MS, so a burst of commits is read, and written to each stream, at once.
+   */
   wake(): void {
     if (this.#users === 0) return;
     if (this.#reading !== null) {
       this.#again = true;
       return;
     }
-    this.#reading = this.#readAll().finally(() => {
+    this.#reading = sleep(READ_SPACING_MS).then(() => this.#readAll()).finally(() => {
       this.#reading = null;
       if (this.#again) {
         this.#again = false;
@@ -125,7 +131,8 @@ export class LiveFeed {
       if (index < 0) return false;
       from = index + 1;
     }
-    for (const event of this.#recent.slice(from)) if (wanted(subscriber, event)) subscriber.send(event);
+    const missed = messagesFor(subscriber, this.#recent.slice(from));
+    if (missed !== '') subscriber.send(missed);
     this.#live.add(subscriber);
     return true;
   }
@@ -168,7 +175,12 @@ export class LiveFeed {
     this.#cursor = (events.at(-1) as LiveEvent).id;
     this.#recent.push(...events);
     if (this.#recent.length > this.#recentSize) this.#recent.splice(0, this.#recent.length - this.#recentSize);
-    for (const subscriber of this.#live) for (const event of events) if (wanted(subscriber, event)) subscriber.send(event);
+    // One text per read for every stream that takes all types: one write per stream, of the same string.
+    const all = events.map((event) => event.message).join('');
+    for (const subscriber of this.#live) {
+      const messages = subscriber.types === null ? all : messagesFor(subscriber, events);
+      if (messages !== '') subscriber.send(messages);
+    }
   }
 
   // The place the feed stands is past retention: every live stream ends; clients start again (410 tells them).
@@ -180,6 +192,8 @@ export class LiveFeed {
   }
 }
 
-function wanted(subscriber: Subscriber, event: LiveEvent): boolean {
-  return subscriber.types === null || subscriber.types.has(event.type);
+function messagesFor(subscriber: Subscriber, events: readonly LiveEvent[]): string {
+  let text = '';
+  for (const event of events) if (subscriber.types === null || subscriber.types.has(event.type)) text += event.message;
+  return text;
 }

@@ -1,5 +1,5 @@
 import type { StreamedBody, StreamSink } from '../http/streamed-reply.ts';
-import type { LiveEvent, LiveFeed, Subscriber } from './live-feed.ts';
+import type { LiveFeed, Subscriber } from './live-feed.ts';
 import type { EventType } from './model.ts';
 import type { EventRepository } from './repository.ts';
 import { EVENT_STREAM_TYPE, eventMessage, KEEP_ALIVE } from './sse.ts';
@@ -51,7 +51,7 @@ export function eventStream(feed: LiveFeed, events: EventRepository, start: Stre
       const quiet = quietWatch(sink);
       const subscriber: Subscriber = {
         types: types === null ? null : new Set(types),
-        send: (event: LiveEvent) => quiet.write(event.message),
+        send: (messages: string) => quiet.write(messages),
         lost: () => sink.end(),
       };
       quiet.write(KEEP_ALIVE);

@@ -1,4 +1,4 @@
-/** Event types: integers in storage (sequential), names on the wire (API.md §16). */
+/** Event types: integers in storage (sequential), names on the wire (docs/events.md). */
 export const EventType = {
   productCreated: 1,
   productUpdated: 2,

@@ -4,7 +4,7 @@ import { presentWorkspace } from '../workspaces/presenter.ts';
 import { workspaceFromRow } from '../workspaces/rows.ts';
 import { EVENT_TYPE_NAMES, isProductEvent, type StoredEvent } from './model.ts';
 
-/** The Event representation of API.md §16: exactly these members, in this order. */
+/** The Event representation of docs/events.md: exactly these members, in this order. */
 export function presentEvent(event: StoredEvent): object {
   return {
     id: event.id,

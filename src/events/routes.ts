@@ -27,7 +27,7 @@ function refusal(read: Exclude<EventRead, { kind: 'events' }>): HttpError {
   return invalidQuery('after', 'invalid', detail);
 }
 
-/** GET (and HEAD) /api/events as JSON: a page of the feed with its `next` link and ETag (API.md §16). */
+/** GET (and HEAD) /api/events as JSON: a page of the feed with its `next` link and ETag (docs/events.md). */
 export function feedHandler(events: EventUseCases): Handler {
   return async (ctx: RequestContext): Promise<Reply> => {
     const query = parseFeedQuery(ctx.query);
@@ -45,8 +45,8 @@ export function feedHandler(events: EventUseCases): Handler {
 }
 
 /**
- * Registers the event feed: scope read, like every other read (API.md §13); with `liveStream`, a GET
- * that asks for text/event-stream gets the live stream on the same path (API.md §16, Live).
+ * Registers the event feed: scope read, like every other read (docs/security.md); with `liveStream`, a
+ * GET that asks for text/event-stream gets the live stream on the same path (docs/events.md).
  */
 export function addEventRoutes(router: Router<Handler>, events: EventUseCases, liveStream: Handler | null = null): void {
   const feed = feedHandler(events);

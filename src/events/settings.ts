@@ -1,7 +1,7 @@
 import { ConfigError } from '../shared/settings.ts';
 import { DEFAULT_EVENT_RETENTION_MS } from './model.ts';
 
-/** The events' settings (API.md §7): how long an event is kept. */
+/** The events' settings (docs/configuration.md): how long an event is kept. */
 export interface EventSettings {
   /** SVC_EVENTS_RETENTION in milliseconds: an event older than this is never served and soon deleted. */
   retentionMs: number;

@@ -22,7 +22,7 @@ function parseTypes(raw: string | null): readonly EventType[] | null {
   return [...types].sort((a, b) => a - b);
 }
 
-/** Reads `after`, `limit` and `type` of GET /api/events (API.md §16); anything else in the query is ignored. */
+/** Reads `after`, `limit` and `type` of GET /api/events (docs/events.md); anything else in the query is ignored. */
 export function parseFeedQuery(query: URLSearchParams): FeedQuery {
   return { after: query.get('after'), limit: parseLimitParam(query), types: parseTypes(query.get('type')) };
 }

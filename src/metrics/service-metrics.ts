@@ -40,7 +40,7 @@ export interface ServiceMetrics extends ProcessRegistry {
   readonly callersRefused: EnumCounter<RefusalReason>;
   /** Database reads of API keys by the key check (SVC_AUTH=keys), by result: what a flood of random keys costs. */
   readonly apiKeyLookups: EnumCounter<KeyLookupResult>;
-  /** Events recorded (API.md §16), by type, counted once their change is committed. */
+  /** Events recorded (docs/events.md), by type, counted once their change is committed. */
   readonly eventsRecorded: EnumCounter<string>;
   /** The current figures in the Prometheus text format 0.0.4 (serve with METRICS_CONTENT_TYPE). */
   text(): string;

@@ -4,7 +4,7 @@ import { everyResponseHeaders } from './headers.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation } from './operation.ts';
 import { closedObject, createdAt, EXAMPLES, type JsonObject, ref } from './schemas.ts';
 
-// The event feed of API.md §16: the Event schema, its parameters and headers, and GET /api/events.
+// The event feed of docs/events.md: the Event schema, its parameters and headers, and GET /api/events.
 const PATH = '/api/events';
 const TYPE_NAMES = EVENT_TYPES.map((type) => EVENT_TYPE_NAMES[type]);
 const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';

@@ -60,7 +60,7 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   product_archived: { on: ['change'], resources: ['products'] },
   // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
   precondition_failed: { on: ['read', 'change', 'remove'] },
-  // The event feed, when an event it would need is past retention (API.md §16).
+  // The event feed, when an event it would need is past retention (docs/events.md).
   events_expired: { on: ['list'], resources: ['events'] },
   payload_too_large: { on: WITH_BODY },
   unsupported_media_type: { on: WITH_BODY },

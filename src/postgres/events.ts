@@ -24,16 +24,18 @@ export function placeOf(id: string): FeedPlace | null {
   return BigInt(tx) <= MAX_XID8 && BigInt(seq) <= MAX_BIGINT ? { tx, seq } : null;
 }
 
+// The places are read as text under other names: ORDER BY prefers an output column's name, and the
+// text of 1000 sorts before the text of 999.
 const PAGE =
-  `SELECT tx::text, seq::text, type, ${isoText('created_at')}, data FROM events ` +
-  `WHERE ${AFTER} AND ${VISIBLE} AND created_at >= $3 AND (($4::int >> type) & 1) = 1 ORDER BY events.tx, events.seq LIMIT $5`;
+  `SELECT tx::text AS tx_text, seq::text AS seq_text, type, ${isoText('created_at')}, data FROM events ` +
+  `WHERE ${AFTER} AND ${VISIBLE} AND created_at >= $3 AND (($4::int >> type) & 1) = 1 ORDER BY tx, seq LIMIT $5`;
 // Where `after` stands, in one snapshot: below the horizon of retention, at it, its event visible, the next event (any type) expired.
 const PLACE =
   `SELECT coalesce((SELECT (tx, seq) > ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false), ` +
   `coalesce((SELECT (tx, seq) = ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false), ` +
   `EXISTS (SELECT 1 FROM events WHERE tx = $1::xid8 AND seq = $2::bigint AND ${VISIBLE}), ` +
   `coalesce((SELECT created_at < $3 FROM events WHERE ${AFTER} AND ${VISIBLE} ORDER BY tx, seq LIMIT 1), false)`;
-const NEWEST = `SELECT tx::text, seq::text FROM events WHERE ${VISIBLE} ORDER BY events.tx DESC, events.seq DESC LIMIT 1`;
+const NEWEST = `SELECT tx::text AS tx_text, seq::text AS seq_text FROM events WHERE ${VISIBLE} ORDER BY tx DESC, seq DESC LIMIT 1`;
 // One statement, so one short transaction: the leading run of expired events among the oldest $1
 // visible ones is deleted, and the newest deleted place remembered (it only ever moves forwards).
 const DELETE_EXPIRED = `WITH head AS (SELECT tx, seq, created_at FROM events WHERE ${VISIBLE} ORDER BY tx, seq LIMIT $1),

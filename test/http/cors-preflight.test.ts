@@ -61,7 +61,7 @@ describe('preflights with SVC_CORS_ORIGINS set', () => {
     await assertAccepted(await preflight(`${url}/api/products/17`, APP, 'PATCH', 'if-match'), APP, ['GET', 'HEAD', 'PATCH', 'DELETE'], 'PATCH item');
     await assertAccepted(await preflight(`${url}/api/workspaces/3`, APP, 'DELETE'), APP, ['GET', 'HEAD', 'PATCH', 'DELETE'], 'DELETE item');
     await assertAccepted(await preflight(`${url}/api/ping`, APP, 'GET', 'x-request-id'), APP, ['GET', 'HEAD'], 'ping');
-    // A page that resumes the event feed (a live stream) sends Last-Event-ID (API.md §16).
+    // A page that resumes the event feed (a live stream) sends Last-Event-ID (docs/events.md).
     await assertAccepted(await preflight(`${url}/api/events`, APP, 'GET', 'authorization,last-event-id'), APP, ['GET', 'HEAD'], 'events');
     // The item's shape, not its existence: an id that names nothing tells nothing.
     await assertAccepted(await preflight(`${url}/api/products/999999`, APP, 'GET'), APP, ['GET', 'HEAD', 'PATCH', 'DELETE'], 'unknown id');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ConformanceRun } from './conformance-run.ts';
 
-// The event feed (API.md §16): a page, HEAD, 304, every 400 and the 410 of an event past retention.
+// The event feed (docs/events.md): a page, HEAD, 304, every 400 and the 410 of an event past retention.
 const PATH = '/api/events';
 
 // An event recorded long ago, written behind the service's back: it is past any retention, so the

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 
-/** An Event as the feed answers it (API.md §16). */
+/** An Event as the feed answers it (docs/events.md). */
 export interface WireEvent {
   id: string;
   type: string;

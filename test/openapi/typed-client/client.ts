@@ -145,7 +145,7 @@ export async function scenario(base: string, credential?: string): Promise<Repor
   return { defaulted, archived, read, pages, workspace, problem, invalid, ...changes, events: await followEvents(api) };
 }
 
-/** Reads the event feed from its start, following `next` until a page is empty (API.md §16). */
+/** Reads the event feed from its start, following `next` until a page is empty (docs/events.md). */
 async function followEvents(api: Client): Promise<Event[]> {
   const events: Event[] = [];
   let answer = await api.call('get', '/api/events', { params: { query: { limit: 5 } } });

@@ -114,6 +114,7 @@ describe('the live stream', () => {
   });
 
   test('no gap and no repeat across reconnections with Last-Event-ID while writes go on', async () => {
+    await createProduct(server.url, 'the start');
     const start = (await feedIds(server.url)).at(-1) as string;
     const writes = (async () => {
       for (let batch = 0; batch < 10; batch++) await Promise.all(Array.from({ length: 10 }, (_, i) => createProduct(server.url, `burst ${batch}-${i}`)));

@@ -53,7 +53,7 @@ function startOf(ctx: RequestContext, events: EventRepository): Promise<StreamSt
   return 'now';
 }
 
-/** GET /api/events as a live stream (API.md §16, Live): every check is made before the stream starts. */
+/** GET /api/events as a live stream (docs/events.md, The live stream): every check is made before the stream starts. */
 export function liveStreamHandler(deps: LiveStreamDeps): Handler {
   return async (ctx): Promise<Reply> => {
     const types = deps.typesOf(ctx.query);

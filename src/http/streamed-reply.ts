@@ -3,7 +3,7 @@ import { reasonPhrase } from './errors.ts';
 import type { Reply } from './reply.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
 
-/** Bytes that may wait in the process for one streamed response before its reader is cut off (API.md §16: 1 MiB). */
+/** Bytes that may wait in the process for one streamed response before its reader is cut off (docs/events.md: 1 MiB). */
 export const MAX_WAITING_BYTES = 1024 * 1024;
 /** How often a streamed response's credential is checked again, so a revoked key ends it within 5 s. */
 export const REVALIDATE_MS = 2_000;

@@ -6,7 +6,7 @@ import { API_AUDIENCE, startIdentityProvider } from '../support/identity-provide
 import { bearer, startKeysServer } from '../support/keys.ts';
 import { postJson, startTestServer } from '../support/server.ts';
 
-// What ends a stream besides its reader (API.md §16, Live): its key revoked (within 5 s, as §13
+// What ends a stream besides its reader (docs/events.md, The live stream): its key revoked (within 5 s, as for every request
 // promises for every request), its access token's exp; and where it may start: an expired
 // Last-Event-ID is 410 before any stream.
 const CONTRACT_MS = 5_000;

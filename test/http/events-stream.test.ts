@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { openStream, type StreamMessage } from '../support/event-stream.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
-// The live stream of API.md §16 over real sockets, on the run's engine: the format, where it starts,
+// The live stream of docs/events.md over real sockets, on the run's engine: the format, where it starts,
 // the checks made before it starts, and what bounds it (connections, timeouts, shutdown, a reader
 // that stops reading).
 

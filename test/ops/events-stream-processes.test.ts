@@ -6,7 +6,7 @@ import { openStream, type OpenStream } from '../support/event-stream.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { type ServeProcess, spawnServe, urlOf } from './support.ts';
 
-// An event committed by any process reaches every open stream within 1 s (API.md §16, Live): two
+// An event committed by any process reaches every open stream within 1 s (docs/events.md, The live stream): two
 // worker processes of one bin/serve.js on SQLite (SVC_WORKERS=2; each learns of the other's commits
 // by PRAGMA data_version), two bin/serve.js nodes on one PostgreSQL database (LISTEN/NOTIFY).
 const CONTRACT_MS = 1_000;

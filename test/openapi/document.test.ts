@@ -95,7 +95,7 @@ const PLACES: Readonly<Record<string, RegExp>> = {
   invalid_json: /^(POST|PATCH) /,
   invalid_query: /^GET \/api\/(products|workspaces|keys|events)$/,
   events_expired: /^GET \/api\/events$/,
-  invalid_header: /^(POST|PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$/,
+  invalid_header: /^(POST|PATCH|DELETE) |^GET \/api\/\w+\/\{id\}$|^GET \/api\/events$/,
   not_found: /^(GET|PATCH|DELETE) \/api\/\w+\/\{id\}$/,
   idempotency_key_in_use: /^POST \/api\/(products|workspaces)$/,
   idempotency_key_reused: /^POST \/api\/(products|workspaces)$/,

@@ -50,6 +50,8 @@ export class LiveFeed {
   // The place after which this feed reads; undefined until the first read of the head is done.
   #cursor: string | null | undefined = undefined;
   #headRead: Promise<void> | null = null;
+  // Counts the times the feed stopped: a read begun before a stop must not touch the feed after it.
+  #generation = 0;
   #recent: LiveEvent[] = [];
   #reading: Promise<void> | null = null;
   #again = false;
@@ -85,6 +87,8 @@ export class LiveFeed {
     this.#stopListening = null;
     this.#cursor = undefined;
     this.#recent = [];
+    this.#headRead = null;
+    this.#generation += 1;
   }
 
   /**
@@ -140,23 +144,29 @@ export class LiveFeed {
   // The feed's place is the newest event when it starts: what streams joining "now" get comes after it.
   #readHead(): Promise<void> {
     if (this.#headRead !== null) return this.#headRead;
-    this.#headRead = this.#options.events
+    const generation = this.#generation;
+    const headRead = this.#options.events
       .head()
       .then((head) => {
-        if (this.#users > 0) this.#cursor = head;
+        if (generation === this.#generation) this.#cursor = head;
       })
       .finally(() => {
-        this.#headRead = null;
+        if (this.#headRead === headRead) this.#headRead = null;
       });
-    return this.#headRead;
+    this.#headRead = headRead;
+    return headRead;
   }
 
   async #readAll(): Promise<void> {
     const waiting = this.#waiting.splice(0);
+    const generation = this.#generation;
     try {
       if (this.#cursor === undefined) return await this.#readHead();
       for (;;) {
+        if (generation !== this.#generation || this.#cursor === undefined) return;
         const read = await this.#options.events.readAfter(this.#cursor, PAGE, null);
+        // The feed stopped (and may have started again from another place) while this read ran.
+        if (generation !== this.#generation) return;
         if (read.kind !== 'events') return this.#loseAll(read);
         this.#deliver(read.events.map(liveEvent));
         if (read.events.length < PAGE) return;

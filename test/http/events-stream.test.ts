@@ -192,6 +192,26 @@ describe('the live stream', () => {
   });
 });
 
+test('event_streams_open counts the open streams', async () => {
+  const server = await startTestServer({ SVC_METRICS_PORT: '0' });
+  const open = async (): Promise<number> => {
+    const text = await (await fetch(server.metricsUrl as string)).text();
+    return Number(/^event_streams_open (\d+)$/m.exec(text)?.[1] ?? 'NaN');
+  };
+  try {
+    assert.equal(await open(), 0);
+    const streams = [await openStream(`${server.url}/api/events`), await openStream(`${server.url}/api/events`)];
+    await Promise.all(streams.map((stream) => stream.waitForComments(1, 5_000)));
+    assert.equal(await open(), 2);
+    for (const stream of streams) stream.close();
+    const deadline = Date.now() + 5_000;
+    while ((await open()) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await open(), 0);
+  } finally {
+    await server.stop();
+  }
+});
+
 describe('what bounds a stream', () => {
   test('the request timeout does not end a stream', { timeout: 30_000 }, async () => {
     // 3 s: shorter would leave PostgreSQL's pool too little time to connect (a sixth of it) on a loaded machine.

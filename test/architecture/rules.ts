@@ -22,7 +22,7 @@ export const PARTS = {
 export type Part = keyof typeof PARTS;
 const CORE: readonly Part[] = ['http', 'resources', 'storage', 'support'];
 // Folders laid out as a resource (routes, use cases, repository…), core or later: none may know the engine.
-const RESOURCE_FOLDERS = [...PARTS.resources, 'src/keys/'];
+const RESOURCE_FOLDERS = [...PARTS.resources, 'src/keys/', 'src/events/'];
 const ENGINES = ['src/sqlite/', 'src/postgres/'];
 const STORAGE = ['src/db/', ...ENGINES];
 // The two files of the seam that name the engines: which storage to build, which migrations to run.
@@ -61,7 +61,7 @@ export const RULES: readonly Rule[] = [
   },
   {
     id: '2 resources-know-no-engine',
-    says: 'a resource folder (src/keys/ too) never imports an engine folder, the engine switch, nor node:http: it knows storage only by src/db/storage.ts',
+    says: 'a resource folder (src/keys/ and src/events/ too) never imports an engine folder, the engine switch, nor node:http: it knows storage only by src/db/storage.ts',
     breaks: (from, { target }) => within(from, RESOURCE_FOLDERS) && within(target, [...ENGINES, ...ENGINE_SWITCH, ...HTTP_MODULES]),
   },
   {

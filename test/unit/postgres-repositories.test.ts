@@ -108,7 +108,8 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     const storage = createPostgresStorage(recorded);
     const at = '2026-11-24T00:00:00.000Z';
     const made = await storage.singleWrite((tx) => tx.products.insert({ name: 'auto', priceInCents: 1, status: 1, createdAt: at, updatedAt: at }));
-    assert.deepEqual(calls, ['rows INSERT']);
+    // One statement: the insert and its event (WITH p AS (INSERT …) INSERT INTO events …).
+    assert.deepEqual(calls, ['rows WITH']);
     assert.equal((await storage.products.findById(made.id))?.name, 'auto');
   });
 

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { unauthorized } from '../http/bearer.ts';
 import { HttpError } from '../http/errors.ts';
 import type { Handler, Reply, RequestContext } from '../http/reply.ts';
@@ -21,7 +20,7 @@ const EXPIRED_TOKEN = { reason: 'expired', detail: 'The access token has expired
  * Whether a request asks for the live stream: a GET whose Accept names text/event-stream with a
  * weight above 0 (HEAD is answered as the feed: it has no body either way).
  */
-export function wantsEventStream(req: IncomingMessage): boolean {
+export function wantsEventStream(req: { readonly method?: string | undefined; readonly headers: { readonly accept?: string | undefined } }): boolean {
   if (req.method !== 'GET') return false;
   const accept = req.headers.accept;
   if (accept === undefined) return false;

@@ -15,6 +15,7 @@ const FILES = [
   'test/openapi/conformance.test.ts',
   'test/openapi/server-states.test.ts',
   'test/ops/concurrent-changes.test.ts',
+  'test/ops/events-stream-processes.test.ts',
   'test/ops/idempotency.test.ts',
   'test/ops/metrics-serve.test.ts',
   'test/ops/metrics.test.ts',

@@ -1,14 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CredentialCheck } from './callers/caller.ts';
 import type { Config } from './config.ts';
-import { createStorage, type Database, defaultSqlDirFor, isPostgres } from './db/engine.ts';
+import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommits } from './db/engine.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
 import { countingEvents } from './events/count.ts';
 import { EVENT_TYPE_NAMES } from './events/model.ts';
 import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
+import { liveStreamHandler } from './events/stream-handler.ts';
 import { createEventUseCases } from './events/use-cases.ts';
+import { parseFeedQuery } from './events/validate.ts';
 import { bearerTokenCheck } from './http/auth.ts';
 import { createClientAddressResolver } from './http/client-address.ts';
 import { createCors } from './http/cors.ts';
@@ -23,6 +25,7 @@ import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
 import { KeyIds } from './keys/key-ids.ts';
 import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
+import { createLiveEvents } from './events/live.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
@@ -76,7 +79,9 @@ export function createApp(options: AppOptions): App {
   const retention = { eventRetentionMs: config.events.retentionMs };
   const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
-  const storage = wakingDeliveries(counted, db);
+  // Every commit wakes the live streams of this process and, through the engine, of the others.
+  const live = createLiveEvents(counted, watchCommits(db), logger, metrics);
+  const storage = wakingDeliveries(live.storage, db);
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -84,7 +89,7 @@ export function createApp(options: AppOptions): App {
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
   addProductRoutes(router, createProductUseCases(storage.products), writes);
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
-  addEventRoutes(router, createEventUseCases(storage.events));
+  addEventRoutes(router, createEventUseCases(storage.events), liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: (query) => parseFeedQuery(query).types }));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db) };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);

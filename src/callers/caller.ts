@@ -9,6 +9,8 @@ export interface Caller {
   /** The token's `client_id`, when it names one. */
   readonly clientId?: string;
   readonly scopes: readonly Scope[];
+  /** When the credential stops being valid (ms since the epoch), when it says: an access token's `exp`. A live stream ends then. */
+  readonly expiresAt?: number;
 }
 
 /**

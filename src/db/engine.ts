@@ -1,8 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR } from './migrations.ts';
 import type { PostgresClient } from '../postgres/client.ts';
+import { watchPostgresCommits } from '../postgres/commit-watch.ts';
 import { createPostgresStorage } from '../postgres/storage.ts';
+import { watchSqliteCommits } from '../sqlite/commit-watch.ts';
 import { createSqliteStorage } from '../sqlite/storage.ts';
+import type { CommitWatch } from './commit-watch.ts';
 import type { Storage } from './storage.ts';
 
 /** A database the service runs on: a node:sqlite connection (openDatabase) or a PostgreSQL pool (openPostgres). */
@@ -36,4 +39,9 @@ export function createStorage(db: Database, hooks: StorageHooks = {}): Storage {
 export async function closeDatabase(db: Database): Promise<void> {
   if (isPostgres(db)) await db.end().catch(() => {});
   else if (db.isOpen) db.close();
+}
+
+/** How the processes serving `db` learn of each other's commits (live streams' wake-ups, docs/events.md). */
+export function watchCommits(db: Database): CommitWatch {
+  return isPostgres(db) ? watchPostgresCommits(db) : watchSqliteCommits(db);
 }

@@ -6,6 +6,7 @@ import type { Handler, RequestContext, Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { EventRead, StoredEvent } from './model.ts';
 import { eventJson } from './presenter.ts';
+import { wantsEventStream } from './stream-handler.ts';
 import type { EventUseCases } from './use-cases.ts';
 import { feedQueryString, parseFeedQuery } from './validate.ts';
 
@@ -43,7 +44,11 @@ export function feedHandler(events: EventUseCases): Handler {
   };
 }
 
-/** Registers the event feed: scope read, like every other read (docs/security.md). */
-export function addEventRoutes(router: Router<Handler>, events: EventUseCases): void {
-  router.add('GET', EVENTS_PATH, Scope.read, feedHandler(events));
+/**
+ * Registers the event feed: scope read, like every other read (docs/security.md); with `liveStream`, a
+ * GET that asks for text/event-stream gets the live stream on the same path (docs/events.md).
+ */
+export function addEventRoutes(router: Router<Handler>, events: EventUseCases, liveStream: Handler | null = null): void {
+  const feed = feedHandler(events);
+  router.add('GET', EVENTS_PATH, Scope.read, liveStream === null ? feed : (ctx) => (wantsEventStream(ctx.req) ? liveStream(ctx) : feed(ctx)));
 }

@@ -17,6 +17,7 @@ import { requestIdFrom } from './request-id.ts';
 import { answerServerWide, parseRequestTarget, type RequestTarget, servedMethods } from './request-target.ts';
 import { sendProblem, sendReply } from './respond.ts';
 import type { RouteMatch, Router } from './router.ts';
+import { sendStream, type StreamedBody, type StreamLimits } from './streamed-reply.ts';
 
 /** What the pipeline reports as requests pass, for whoever counts them (src/app.ts wires the metrics). */
 export interface RequestReport {
@@ -73,6 +74,8 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   const redactUrl = parts.redactUrl ?? ((url: string) => url);
   const serverWide = servedMethods(router.routes());
   let draining = false;
+  // Live streams still open, each with how to end it: graceful shutdown ends them all.
+  const openStreams = new Set<() => void>();
   // Each such request is answered 503 and access-logged; this says why, a line every few seconds.
   const storageTrouble = throttled<{ reqId: string; error: Error }>(5_000, ({ reqId, error }, heldBack) => {
     logger.warn('database unavailable or busy; answering 503', { reqId, reason: error.message, heldBack });
@@ -140,6 +143,25 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return identified instanceof Promise ? identified.then(settle) : settle(identified);
   }
 
+  // A stream's caller is asked about again as it runs: a revoked key or an expired token ends it.
+  function limitsOf(ctx: Context): StreamLimits {
+    const caller = ctx.caller;
+    if (credentials === null || caller === null) return { stillValid: null, expiresAt: undefined };
+    const authorization = ctx.req.headers.authorization;
+    const stillValid = async (): Promise<boolean> => (await identifyRequest(credentials, authorization)).ok;
+    return { stillValid, expiresAt: caller.expiresAt };
+  }
+
+  // A streamed reply is logged and counted once, when it ends, with its whole duration.
+  function stream(ctx: Context, res: ServerResponse, reply: Reply & { stream: StreamedBody }, cors: readonly string[], finish: (status: number) => void): void {
+    const open = sendStream(ctx.req, res, reply, ctx.requestId, cors, limitsOf(ctx));
+    openStreams.add(open.stop);
+    void open.ended.then(() => {
+      openStreams.delete(open.stop);
+      finish(200);
+    });
+  }
+
   function listener(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = performance.now();
     report?.started();
@@ -180,6 +202,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const succeed = (reply: Reply): void => {
       if (draining) res.setHeader('connection', 'close');
       if (reply.headers?.['idempotent-replayed'] !== undefined) report?.replayed();
+      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, corsHeaders, finish);
       sendReply(req, res, reply, ctx.requestId, corsHeaders);
       finish(reply.status);
     };
@@ -196,6 +219,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     listener,
     drain: () => {
       draining = true;
+      for (const stop of openStreams) stop();
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Caller } from '../callers/caller.ts';
 import type { Params } from './router.ts';
+import type { StreamedBody } from './streamed-reply.ts';
 
 /** What a handler sees of a request. */
 export interface RequestContext {
@@ -23,6 +24,8 @@ export interface Reply {
   json?: string;
   /** An HTML page sent as it is (the API's own page), with its own `content-security-policy` in `headers`. */
   html?: string;
+  /** A body written over time (a live stream): the response stays open until it ends. */
+  stream?: StreamedBody;
   headers?: Readonly<Record<string, string>>;
 }
 

@@ -46,6 +46,14 @@ export function eventParameters(): JsonObject {
         'issued: 400 `invalid_query`. When an event after it is past retention: 410 `events_expired` (start again without `after`).',
       schema: { type: 'string', pattern: ID_PATTERN },
     },
+    LastEventId: {
+      name: 'Last-Event-ID',
+      in: 'header',
+      description:
+        'With `Accept: text/event-stream`: the stream starts after this event (it wins over `after`); what an EventSource sends when it ' +
+        'reconnects. Malformed, or naming no event the service issued: 400 `invalid_header`; past retention: 410 `events_expired`.',
+      schema: { type: 'string', pattern: ID_PATTERN },
+    },
     EventTypes: {
       name: 'type',
       in: 'query',
@@ -72,6 +80,15 @@ export function eventHeaders(): JsonObject {
   };
 }
 
+// The stream's body: server-sent events (WHATWG HTML), one message per Event.
+function streamContent(): JsonObject {
+  const example = EVENT_EXAMPLES.created;
+  return {
+    schema: { type: 'string', description: 'A text/event-stream: `id: <Event.id>`, `event: <Event.type>`, `data: <the Event as one line of JSON>`, a blank line; comment lines (`:`) keep it open.' },
+    example: `:\n\nid: ${example.id}\nevent: ${example.type}\ndata: ${JSON.stringify(example)}\n\n`,
+  };
+}
+
 function feedOperation(options: OpenApiOptions, access: Access): JsonObject {
   const headers = { ...everyResponseHeaders(), Link: ref('headers', 'EventsLink'), ETag: ref('headers', 'EventsETag') };
   return operation({ kind: 'list', resource: 'events', access, instance: PATH }, options, {
@@ -82,9 +99,17 @@ function feedOperation(options: OpenApiOptions, access: Access): JsonObject {
       '`rel="next"` for ever: no event is skipped or repeated, in one order that is the same for every reader, while any number of ' +
       'processes write. Events are kept for SVC_EVENTS_RETENTION (168h by default).',
     tags: ['events'],
-    parameters: [ref('parameters', 'After'), ref('parameters', 'Limit'), ref('parameters', 'EventTypes'), ref('parameters', 'IfNoneMatch')],
+    parameters: [ref('parameters', 'After'), ref('parameters', 'Limit'), ref('parameters', 'EventTypes'), ref('parameters', 'IfNoneMatch'), ref('parameters', 'LastEventId')],
     responses: {
-      '200': { description: 'A page of events, oldest first (empty when nothing new is visible).', headers, content: jsonContent({ type: 'array', items: ref('schemas', 'Event') }, Object.values(EVENT_EXAMPLES)) },
+      '200': {
+        description:
+          'A page of events, oldest first (empty when nothing new is visible). With `Accept: text/event-stream`, the live stream instead ' +
+          '(docs/events.md): one message per event (`id`, `event`: its type, `data`: the Event as one line of JSON), starting after ' +
+          '`Last-Event-ID`, else after `after`, else with what is recorded from now on; a comment line at least every 15 s; it ends ' +
+          'on shutdown, when the key is revoked or expires, and at the access token\'s `exp`.',
+        headers,
+        content: { ...jsonContent({ type: 'array', items: ref('schemas', 'Event') }, Object.values(EVENT_EXAMPLES)), 'text/event-stream': streamContent() },
+      },
       '304': { description: 'Not Modified: `If-None-Match` matches this page, and nothing new has been recorded. No body.', headers },
     },
   });

@@ -19,6 +19,8 @@ export interface ErrorScope {
   when?: 'rate_limit' | 'credential' | 'scope';
   /** Only on these resources' operations: the code comes from a rule of theirs. */
   resources?: readonly ResourceName[];
+  /** A second place the same code can happen (a header only one operation reads). */
+  also?: ErrorScope;
 }
 
 /** Where an operation is: its kind, the resource it belongs to (if any), who may call it, and a path for the examples. */
@@ -43,8 +45,9 @@ const REPLAYED_CREATES: readonly ResourceName[] = ['products', 'workspaces'];
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
   invalid_query: { on: ['list', 'log'] },
-  // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete.
-  invalid_header: { on: ['read', ...WRITES] },
+  // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete;
+  // Last-Event-ID on the event feed's live stream.
+  invalid_header: { on: ['read', ...WRITES], also: { on: ['list'], resources: ['events'] } },
   bad_request: { on: 'any_request' },
   request_timeout: { on: 'any_request' },
   headers_too_large: { on: 'any_request' },
@@ -76,7 +79,11 @@ export type ErrorSettings = Pick<OpenApiOptions, 'auth' | 'rateLimited'>;
 
 /** Whether `code` can answer the operation at `place` with `settings`. */
 export function canHappen(code: ErrorCode, place: OperationPlace, settings: ErrorSettings): boolean {
-  const scope = ERROR_SCOPES[code];
+  return happensIn(ERROR_SCOPES[code], place, settings);
+}
+
+function happensIn(scope: ErrorScope, place: OperationPlace, settings: ErrorSettings): boolean {
+  if (scope.also !== undefined && happensIn(scope.also, place, settings)) return true;
   if (scope.on === 'any_request' || !scope.on.includes(place.kind)) return false;
   if (scope.resources !== undefined && (place.resource === undefined || !scope.resources.includes(place.resource))) return false;
   if (scope.when === 'rate_limit') return settings.rateLimited;

@@ -28,6 +28,11 @@ export interface PostgresClient extends SqlRunner {
   /** Runs `work` between BEGIN and COMMIT on one connection; rolls back when it rejects. */
   transaction<T>(work: (tx: SqlRunner) => Promise<T>): Promise<T>;
   stats(): PoolStats;
+  /**
+   * Keeps a connection of its own LISTENing on `channel`, calling `onNotify` for each notification and
+   * after each reconnection; returns how to stop. Absent: the client cannot listen (others poll).
+   */
+  listen?(channel: string, onNotify: () => void): () => void;
   /** Closes every connection; later calls reject. */
   end(): Promise<void>;
 }

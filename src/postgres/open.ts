@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { PostgresClient } from './client.ts';
+import { keepListening } from './notifications.ts';
 import { type PgModule, pgClient } from './pg-client.ts';
 import { databaseUrlProblem, redactDatabaseUrl } from '../db/database-url.ts';
 
@@ -42,7 +43,7 @@ export function openPostgres(url: string, options: PostgresOpenOptions = {}): Po
   // connect + statement + grace is at most two thirds of it.
   const statementTimeoutMs = clamp(requestTimeoutMs / 3, 100, 10_000);
   const graceMs = clamp(requestTimeoutMs / 6, 50, 1_000);
-  const { Pool } = loadPg();
+  const { Pool, Client } = loadPg();
   const pool = new Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -54,5 +55,8 @@ export function openPostgres(url: string, options: PostgresOpenOptions = {}): Po
     keepAlive: true,
     application_name: 'svc-http-sqlite',
   });
-  return pgClient(pool, redactDatabaseUrl(url), statementTimeoutMs + graceMs);
+  const client = pgClient(pool, redactDatabaseUrl(url), statementTimeoutMs + graceMs);
+  // Live streams' wake-ups: one connection of its own, outside the pool, without statement timeouts.
+  const connectListener = () => new Client({ connectionString: url, keepAlive: true, application_name: 'svc-http-sqlite-listen' });
+  return Object.assign(client, { listen: (channel: string, onNotify: () => void) => keepListening(connectListener, channel, onNotify) });
 }

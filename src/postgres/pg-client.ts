@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { StorageUnavailableError } from '../db/errors.ts';
 import type { PoolStats, PostgresClient, SqlRunner } from './client.ts';
 import { isServerUnavailable, sqlState } from './errors.ts';
+import type { PgListeningClient } from './notifications.ts';
 
 // The part of node-postgres (`pg`) this adapter uses; declared here so the package needs neither
 // `pg` nor its types to build. `pg` itself is loaded only when a PostgreSQL URL is opened.
@@ -34,6 +35,7 @@ export interface PgPool extends Queryable {
 }
 export interface PgModule {
   Pool: new (config: Record<string, unknown>) => PgPool;
+  Client: new (config: Record<string, unknown>) => PgListeningClient;
 }
 
 // Errors that mean the server could not be reached or the connection broke, as node-postgres and

@@ -67,6 +67,6 @@ export function checkClaims(claims: Record<string, unknown>, expected: ExpectedC
   if (nbf !== undefined && nbf > now + CLOCK_SKEW_S) return INVALID;
   if (exp <= now - CLOCK_SKEW_S) return { ok: false, reason: 'expired' };
   const clientId = clientOf(claims);
-  const caller: Caller = { kind: 'token', id: sub, scopes: grantedScopes(claims), ...(clientId === undefined ? {} : { clientId }) };
+  const caller: Caller = { kind: 'token', id: sub, scopes: grantedScopes(claims), ...(clientId === undefined ? {} : { clientId }), expiresAt: exp * 1000 };
   return { ok: true, caller, usableUntil: exp + CLOCK_SKEW_S };
 }

@@ -28,6 +28,12 @@ export function eventFeedTests(run: ConformanceRun): void {
       await run.expectStatus('GET', PATH, run.get(`${PATH}?${query}`), 400);
     }
     const newest = JSON.parse(await (await run.get(`${PATH}?limit=200`)).text()) as { id: string }[];
+    // The live stream's own header, checked before any stream starts: malformed, and well-formed but
+    // never issued (the newest id with a digit more names an event after every one recorded).
+    for (const lastEventId of ['bad!', `${newest.at(-1)?.id}9`]) {
+      const refused = await run.expectStatus('GET', PATH, run.get(PATH, { headers: { accept: 'text/event-stream', 'last-event-id': lastEventId } }), 400);
+      assert.equal(refused['code'], 'invalid_header');
+    }
     await run.server.database.sql(EXPIRED_EVENT);
     // Follow until the expired event is next: on PostgreSQL, events (this one too) become visible
     // once every transaction begun before them has ended.

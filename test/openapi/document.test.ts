@@ -95,7 +95,7 @@ const PLACES: Readonly<Record<string, RegExp>> = {
   invalid_json: /^(POST|PATCH) (?!.*\/retry$)/,
   invalid_query: /^GET \/api\/(products|workspaces|keys|events|webhooks)$|^GET \/api\/webhooks\/\{id\}\/deliveries$/,
   events_expired: /^GET \/api\/events$/,
-  invalid_header: /^(PATCH|DELETE) |^POST \/api\/\w+(\/\{id\}\/rotate-secret)?$|^GET \/api\/\w+\/\{id\}$/,
+  invalid_header: /^(PATCH|DELETE) |^POST \/api\/\w+(\/\{id\}\/rotate-secret)?$|^GET \/api\/\w+\/\{id\}$|^GET \/api\/events$/,
   not_found: /^(GET|PATCH|DELETE) \/api\/\w+\/\{id\}$|^(POST|GET) \/api\/webhooks\/\{id\}\/.+$/,
   webhook_disabled: /^POST \/api\/webhooks\/\{id\}\/deliveries\/\{eventId\}\/retry$/,
   idempotency_key_in_use: /^POST \/api\/(products|workspaces)$/,

@@ -61,9 +61,11 @@ test('the caller: sub, client_id (else azp), scopes from scope (else scp) and ro
     const verdict = checkClaims({ ...base, ...claims }, EXPECTED, NOW);
     return verdict.ok ? verdict.caller : null;
   };
-  assert.deepEqual(caller({ client_id: 'c1', azp: 'a1', scope: 'admin read openid' }), { kind: 'token', id: 'u1', clientId: 'c1', scopes: [Scope.read, Scope.admin] });
-  assert.deepEqual(caller({ azp: 'a1' }), { kind: 'token', id: 'u1', clientId: 'a1', scopes: [] });
-  assert.deepEqual(caller({ client_id: 5 }), { kind: 'token', id: 'u1', scopes: [] });
+  // expiresAt: the token's exp in ms, when a live stream of its caller ends.
+  const expiresAt = base.exp * 1000;
+  assert.deepEqual(caller({ client_id: 'c1', azp: 'a1', scope: 'admin read openid' }), { kind: 'token', id: 'u1', clientId: 'c1', scopes: [Scope.read, Scope.admin], expiresAt });
+  assert.deepEqual(caller({ azp: 'a1' }), { kind: 'token', id: 'u1', clientId: 'a1', scopes: [], expiresAt });
+  assert.deepEqual(caller({ client_id: 5 }), { kind: 'token', id: 'u1', scopes: [], expiresAt });
   assert.equal(caller({ sub: '' }), null);
   assert.deepEqual(grantedScopes({ scope: 'write', scp: ['admin'] }), [Scope.write]);
   assert.deepEqual(grantedScopes({ scp: ['read', 7, 'write', 'read'] }), [Scope.read, Scope.write]);

@@ -150,7 +150,8 @@ async function followEvents(api: Client): Promise<Event[]> {
   const events: Event[] = [];
   let answer = await api.call('get', '/api/events', { params: { query: { limit: 5 } } });
   for (let pages = 0; pages < 20; pages++) {
-    const page = expect(answer, 200);
+    // The 200 is JSON or, asked for with Accept: text/event-stream, the live stream's text: this client asks for JSON.
+    const page = expect(answer, 200) as Event[];
     const href = nextLink(answer.headers);
     events.push(...page);
     if (page.length === 0 || href === undefined) break;

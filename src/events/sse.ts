@@ -1,0 +1,16 @@
+import { EVENT_TYPE_NAMES, type StoredEvent } from './model.ts';
+import { eventJson } from './presenter.ts';
+
+/** The media type of a live stream (WHATWG HTML, server-sent events). */
+export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
+
+/** A comment line: ignored by every reader, it keeps proxies from closing a quiet connection. */
+export const KEEP_ALIVE = ':\n\n';
+
+/**
+ * One message of the stream for an event: `id`, `event` (its type) and `data` (the Event as one line of
+ * JSON: JSON.stringify never writes a line break, so no field can end early).
+ */
+export function eventMessage(event: StoredEvent): string {
+  return `id: ${event.id}\nevent: ${EVENT_TYPE_NAMES[event.type]}\ndata: ${eventJson(event)}\n\n`;
+}

@@ -110,9 +110,16 @@ test('afterwards every table is there, holds exactly what was created, and is so
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((row) => row['name']);
   db.close();
   // sqlite_sequence is SQLite's own: AUTOINCREMENT keeps the highest id ever given there.
-  assert.deepEqual(tables, ['api_keys', 'idempotency_keys', 'products', 'sqlite_sequence', 'workspaces']);
+  assert.deepEqual(tables, [
+    'api_keys', 'events', 'events_horizon', 'idempotency_keys', 'products', 'sqlite_sequence', 'webhook_deliveries', 'webhooks', 'workspaces',
+  ]);
   assert.equal(countRows(server.dbPath, 'products'), created.products);
   assert.equal(countRows(server.dbPath, 'workspaces'), created.workspaces);
   assert.equal(countRows(server.dbPath, 'idempotency_keys'), 1);
+  // Every create recorded its one created event (types 1 and 4), whatever the names held.
+  const events = new DatabaseSync(server.dbPath, { readOnly: true });
+  const createdEvents = events.prepare('SELECT count(*) AS n FROM events WHERE type IN (1, 4)').get()?.['n'];
+  events.close();
+  assert.equal(createdEvents, created.products + created.workspaces);
   assert.deepEqual(integrityCheck(server.dbPath), ['ok']);
 });

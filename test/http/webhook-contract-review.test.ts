@@ -42,4 +42,21 @@ describe('webhooks: contract review', () => {
     const untyped = `POST ${path} HTTP/1.1\r\nhost: ${host()}\r\ntransfer-encoding: chunked\r\nconnection: close`;
     assert.equal((await rawRequest(server.url, untyped, ['2\r\n{}\r\n0\r\n\r\n'])).status, 415);
   });
+
+  test('a local name with several trailing dots is still forbidden_target, at creation and on PATCH; nothing made or changed', async () => {
+    const { id } = await made();
+    const before = await server.database.countRows('webhooks');
+    for (const url of ['https://localhost../', 'https://a.localhost.../', 'https://printer.local../', 'https://intranet../']) {
+      for (const answer of [
+        await postJson(`${server.url}/api/webhooks`, { url, status: 2 }),
+        await fetch(`${server.url}/api/webhooks/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ url }) }),
+      ]) {
+        assert.equal(answer.status, 422, url);
+        const errors = ((await answer.json()) as Json)['errors'] as Json[];
+        assert.deepEqual(errors.map((error) => `${error['pointer']} ${error['code']}`), ['/url forbidden_target'], url);
+      }
+    }
+    assert.equal(await server.database.countRows('webhooks'), before);
+    assert.equal(((await (await fetch(`${server.url}/api/webhooks/${id}`)).json()) as Json)['url'], HOOK.url);
+  });
 });

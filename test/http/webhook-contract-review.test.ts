@@ -7,7 +7,7 @@ type Json = Record<string, unknown>;
 // Disabled: nothing is ever sent anywhere.
 const HOOK = { url: 'https://hooks.example.com/review', status: 2 };
 
-// Answers a contract review of the webhooks (API.md §17) found the service gave differently.
+// Answers a contract review of the webhooks (docs/webhooks.md) found the service gave differently.
 describe('webhooks: contract review', () => {
   let server: TestServer;
   before(async () => {

@@ -1,11 +1,12 @@
 import { Scope } from '../callers/scopes.ts';
+import { parseJson, readBody } from '../http/body.ts';
 import { entityTag, parsePreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
 import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok, parseId, type RequestContext } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
-import { checkBodyHeaders, readValidated, type WriteDeps } from '../http/write-input.ts';
+import { checkBodyHeaders, readValidated, validationFailed, type WriteDeps } from '../http/write-input.ts';
 import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
 import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
 import type { WebhookUseCases } from './use-cases.ts';
@@ -44,13 +45,19 @@ function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, opti
   };
 }
 
-// The body is optional: none at all (no Content-Length, or 0, and no chunks) means the default grace period.
+// The body is optional: none at all (no Content-Length, or 0, or zero chunks) means the default grace
+// period, however the client framed it. A declared length is judged by its headers before it is read.
 async function rotationBody(ctx: RequestContext, limit: number): Promise<number> {
   const { headers } = ctx.req;
-  const hasBody = headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
-  if (!hasBody) return DEFAULT_KEEP_CURRENT_SECONDS;
-  checkBodyHeaders(ctx.req, ['application/json']);
-  return (await readValidated(ctx.req, limit, validateRotation)).input;
+  const chunked = headers['transfer-encoding'] !== undefined;
+  if (!chunked && Number(headers['content-length'] ?? 0) === 0) return DEFAULT_KEEP_CURRENT_SECONDS;
+  if (!chunked) checkBodyHeaders(ctx.req, ['application/json']);
+  const raw = await readBody(ctx.req, limit);
+  if (raw.length === 0) return DEFAULT_KEEP_CURRENT_SECONDS;
+  if (chunked) checkBodyHeaders(ctx.req, ['application/json']);
+  const result = validateRotation(parseJson(raw));
+  if (!result.ok) throw validationFailed(result);
+  return result.value;
 }
 
 function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps): Handler {

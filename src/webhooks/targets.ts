@@ -43,7 +43,8 @@ function hostProblem(url: URL): string | null {
     const range = forbiddenRange(host);
     return range === null ? null : `url's host ${host} is ${range}`;
   }
-  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  // Every trailing dot goes: `localhost..` is a spelling of `localhost` to some resolvers.
+  const name = host.replace(/\.+$/, '');
   const local = LOCAL_NAMES.find((suffix) => name === suffix || name.endsWith(`.${suffix}`));
   if (local !== undefined) return `url's host ${host} is a local name (${local})`;
   return name.includes('.') ? null : `url's host ${host} is a name without a domain, which only a local network resolves`;

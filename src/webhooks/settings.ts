@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../shared/settings.ts';
 import { parseDurationList } from './schedule.ts';
 
 /** How deliveries are made (docs/webhooks.md): the variables SVC_WEBHOOK_*, parsed. */

@@ -17,7 +17,14 @@ after(() => server.stop());
 
 // PostgreSQL has no group commit to count (each write commits on a connection of its own): it
 // reports its pool instead, and never the SQLite histogram.
-function assertPoolAtRest(s: Scrape): void {
+// The deliverer's and the live feed's polls borrow a pooled connection for a moment now and then:
+// the pool is at rest once a scrape finds none busy, which must come within a few seconds.
+async function assertPoolAtRest(url: string): Promise<void> {
+  let s = await scrape(url);
+  for (let tries = 0; tries < 50 && s.value('db_pool_connections', { state: 'busy' }) !== 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    s = await scrape(url);
+  }
   assert.equal(s.families.has('db_commit_batch_size'), false, 'no group commit on PostgreSQL');
   const pool = s.families.get('db_pool_connections');
   assert.equal(pool?.type, 'gauge');
@@ -109,7 +116,7 @@ describe('request counting', () => {
     assert.equal(after.value('http_request_duration_seconds_count', durations) - before.baseline('http_request_duration_seconds_count', durations), 7);
     // Each create was committed, alone or with others: on SQLite the batch sizes add up to the creates.
     if (TEST_ENGINE === 'sqlite') assert.equal(after.value('db_commit_batch_size_sum') - before.value('db_commit_batch_size_sum'), 3);
-    else assertPoolAtRest(after);
+    else await assertPoolAtRest(metricsUrl);
     assert.equal(after.value('http_requests_in_flight'), 0);
     const routes = new Set(after.families.get('http_requests_total')?.samples.map((s) => s.labels['route']));
     const patterns = new Set([...server.app.routes.map((r) => r.pattern), '(unmatched)']);
@@ -186,7 +193,7 @@ test('idempotent replays and rate-limited requests are counted', async (t) => {
   // The create and the replay each went through a write transaction (a keyed retry is looked up
   // inside it, so it cannot race another process's create): on SQLite two batches.
   if (TEST_ENGINE === 'sqlite') assert.equal(s.value('db_commit_batch_size_count'), 2);
-  else assertPoolAtRest(s);
+  else await assertPoolAtRest(url);
 });
 
 test('without SVC_METRICS_PORT nothing listens and nothing is counted', async (t) => {

@@ -32,3 +32,13 @@ test('an issued id spelled otherwise (a leading 0, octal) is 400: invalid_query 
   // The id as issued is still good.
   assert.equal((await fetch(`${server.url}/api/events?after=${known}`)).status, 200);
 });
+
+test('an after refused before a stream is the same problem as on the feed: 400 invalid_query whose errors name the parameter', async () => {
+  const known = (await settle(server.url, null)).marker;
+  for (const bad of ['not.an.id', `${known}9`]) {
+    for (const headers of [{}, { accept: 'text/event-stream' }]) {
+      const problem = await assertProblem(await fetch(`${server.url}/api/events?after=${bad}`, { headers }), 400, 'invalid_query', '/api/events');
+      assert.equal((problem['errors'] as { parameter: string }[] | undefined)?.[0]?.parameter, 'after', `${bad} ${JSON.stringify(headers)}`);
+    }
+  }
+});

@@ -1,5 +1,6 @@
 import { unauthorized } from '../http/bearer.ts';
 import { HttpError } from '../http/errors.ts';
+import { invalidQuery } from '../http/paging.ts';
 import type { Handler, Reply, RequestContext } from '../http/reply.ts';
 import type { LiveFeed } from './live-feed.ts';
 import type { EventType } from './model.ts';
@@ -36,7 +37,9 @@ export function wantsEventStream(req: { readonly method?: string | undefined; re
 async function checkedPlace(events: EventRepository, id: string, malformed: 'invalid_header' | 'invalid_query', where: string): Promise<StreamStart> {
   const read = await events.readAfter(id, 1, null);
   if (read.kind === 'malformed' || read.kind === 'unknown') {
-    throw new HttpError(malformed, { detail: `${where} is not the id of an event this service recorded.` });
+    const detail = `${where} is not the id of an event this service recorded.`;
+    // A query error names its parameter in `errors`, as the feed's does (docs/api.md, errors).
+    throw malformed === 'invalid_query' ? invalidQuery(where, 'invalid', detail) : new HttpError(malformed, { detail });
   }
   if (read.kind === 'expired') throw new HttpError('events_expired', { detail: `The events after this ${where} are no longer kept; start again without it.` });
   return { after: id };

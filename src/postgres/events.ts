@@ -18,7 +18,8 @@ const AFTER = '(tx, seq) > ($1::xid8, $2::bigint)';
 
 /** The place an id names (`<tx>_<seq>`), or null when it is not one this engine issues. */
 export function placeOf(id: string): FeedPlace | null {
-  const match = /^([0-9]{1,20})_([1-9][0-9]{0,18})$/.exec(id);
+  // No leading zero: PostgreSQL reads one as octal, and an issued id never has one (one place, one spelling).
+  const match = /^(0|[1-9][0-9]{0,19})_([1-9][0-9]{0,18})$/.exec(id);
   if (match === null) return null;
   const [, tx = '', seq = ''] = match;
   return BigInt(tx) <= MAX_XID8 && BigInt(seq) <= MAX_BIGINT ? { tx, seq } : null;

@@ -1,7 +1,7 @@
 import type { SqlRunner } from './client.ts';
 import { type ClaimedDelivery, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { candidatesFor, DELIVERY_COLUMNS, deliveryFromRow, pickFairly, signingSecrets, storedEventFromCopy } from '../webhooks/rows.ts';
+import { candidatesFor, claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, pickFairly } from '../webhooks/rows.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 
@@ -9,17 +9,6 @@ const COLUMNS = DELIVERY_COLUMNS.join(', ');
 const CLAIM_COLUMNS =
   'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until';
 
-function claimedFromRow(row: readonly unknown[], now: number, claimToken: number): ClaimedDelivery {
-  return {
-    seq: Number(row[0]),
-    webhookId: Number(row[1]),
-    event: storedEventFromCopy({ id: row[2] as string, type: Number(row[3]), createdAt: row[4] as string, data: row[5] as string }),
-    url: row[7] as string,
-    secrets: signingSecrets({ secret: row[8] as string, previousSecret: (row[9] ?? null) as string | null, previousSecretUntil: row[10] === null ? null : Number(row[10]) }, now),
-    roundAttempts: Number(row[6]),
-    claimToken,
-  };
-}
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 

@@ -1,5 +1,5 @@
 import type { EventType, StoredEvent } from '../events/model.ts';
-import { type Delivery, type DeliveryStatus, type Webhook, type WebhookStatus } from './model.ts';
+import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type Webhook, type WebhookStatus } from './model.ts';
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
 export const WEBHOOK_COLUMNS = [
@@ -106,4 +106,17 @@ export function storedEventFromCopy(copy: EventCopy): StoredEvent {
  */
 export function candidatesFor(request: { limit: number; perWebhook: number }): number {
   return request.limit + request.perWebhook;
+}
+
+/** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets), on either engine. */
+export function claimedFromRow(row: readonly unknown[], now: number, claimToken: number): ClaimedDelivery {
+  return {
+    seq: Number(row[0]),
+    webhookId: Number(row[1]),
+    event: storedEventFromCopy({ id: row[2] as string, type: Number(row[3]), createdAt: row[4] as string, data: row[5] as string }),
+    url: row[7] as string,
+    secrets: signingSecrets({ secret: row[8] as string, previousSecret: (row[9] ?? null) as string | null, previousSecretUntil: row[10] === null ? null : Number(row[10]) }, now),
+    roundAttempts: Number(row[6]),
+    claimToken,
+  };
 }

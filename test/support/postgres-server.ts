@@ -112,6 +112,9 @@ export async function bootstrap(layout: Layout, port: number): Promise<void> {
   const { role, password, database, template } = CREDENTIALS;
   await psql(layout, port, [
     `CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}'`,
+    // DROP DATABASE … WITH (FORCE) ends the sessions still in the database; an autovacuum worker has
+    // no role, and a role without pg_signal_backend may not end it (42501 at a test's teardown).
+    `GRANT pg_signal_backend TO ${role}`,
     `CREATE DATABASE ${database} OWNER ${role}`,
     `CREATE DATABASE ${template} OWNER ${role} IS_TEMPLATE true`,
   ], 'postgres');

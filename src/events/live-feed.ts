@@ -50,6 +50,8 @@ export class LiveFeed {
   // The place after which this feed reads; undefined until the first read of the head is done.
   #cursor: string | null | undefined = undefined;
   #headRead: Promise<void> | null = null;
+  // A read of the newest event for place(), shared while it runs.
+  #newest: Promise<string | null> | null = null;
   // Counts the times the feed stopped: a read begun before a stop must not touch the feed after it.
   #generation = 0;
   #recent: LiveEvent[] = [];
@@ -74,7 +76,12 @@ export class LiveFeed {
    */
   async use(): Promise<void> {
     this.#users += 1;
-    if (this.#users === 1) this.#stopListening = this.#options.listen(() => this.wake());
+    if (this.#users === 1) {
+      // A fresh start: nothing learnt while no one listened is trusted (a read that was under way
+      // when the last stream ended may have set a place that commits since then have passed).
+      this.#forget();
+      this.#stopListening = this.#options.listen(() => this.wake());
+    }
     if (this.#cursor === undefined) await this.#readHead();
   }
 
@@ -85,6 +92,11 @@ export class LiveFeed {
     if (this.#users > 0) return;
     this.#stopListening?.();
     this.#stopListening = null;
+    this.#forget();
+  }
+
+  // Drops the place and what was read: the next read of the head starts again from the database.
+  #forget(): void {
     this.#cursor = undefined;
     this.#recent = [];
     this.#headRead = null;
@@ -117,9 +129,21 @@ export class LiveFeed {
     return done;
   }
 
-  /** Makes a stream live from the live feed's place: it gets every event read from now on. */
-  joinNow(subscriber: Subscriber): void {
-    this.#live.add(subscriber);
+  /**
+   * The place a stream that starts "now" starts after, fixed before its response head is sent: a
+   * change acknowledged after the client saw the stream open comes after it. While the feed runs,
+   * its own place (no read at all); else the newest visible event, one read shared by the streams
+   * opening at once (any read that ends before a head is sent is early enough for it).
+   */
+  place(): Promise<string | null> {
+    if (this.#users > 0 && this.#cursor !== undefined) return Promise.resolve(this.#cursor);
+    if (this.#newest === null) {
+      const newest = this.#options.events.head().finally(() => {
+        if (this.#newest === newest) this.#newest = null;
+      });
+      this.#newest = newest;
+    }
+    return this.#newest;
   }
 
   /**
@@ -161,6 +185,8 @@ export class LiveFeed {
     const waiting = this.#waiting.splice(0);
     const generation = this.#generation;
     try {
+      // Stopped while this read waited its turn: nothing to read for.
+      if (this.#users === 0) return;
       if (this.#cursor === undefined) return await this.#readHead();
       for (;;) {
         if (generation !== this.#generation || this.#cursor === undefined) return;

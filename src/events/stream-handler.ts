@@ -11,18 +11,18 @@ import { eventStream, type StreamStart } from './stream.ts';
 export interface LiveStreamDeps {
   feed: LiveFeed;
   events: EventRepository;
-  /** The `type` filter of the query (the feed's own parser: unknown names are 400 invalid_query). */
+  /** The `type` filter of the query (the feed's own parser: unknown names are 400 invalid_query); `limit` means nothing to a stream. */
   typesOf(query: URLSearchParams): readonly EventType[] | null;
 }
 
 const EXPIRED_TOKEN = { reason: 'expired', detail: 'The access token has expired.' } as const;
 
 /**
- * Whether a request asks for the live stream: a GET whose Accept names text/event-stream with a
- * weight above 0 (HEAD is answered as the feed: it has no body either way).
+ * Whether a request asks for the live stream: a GET or HEAD whose Accept names text/event-stream with
+ * a weight above 0 (a HEAD gets the stream's checks and head, and no body: src/http/streamed-reply.ts).
  */
 export function wantsEventStream(req: { readonly method?: string | undefined; readonly headers: { readonly accept?: string | undefined } }): boolean {
-  if (req.method !== 'GET') return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const accept = req.headers.accept;
   if (accept === undefined) return false;
   return accept.split(',').some((range) => {
@@ -41,18 +41,20 @@ async function checkedPlace(events: EventRepository, id: string, malformed: 'inv
     // A query error names its parameter in `errors`, as the feed's does (docs/api.md, errors).
     throw malformed === 'invalid_query' ? invalidQuery(where, 'invalid', detail) : new HttpError(malformed, { detail });
   }
-  if (read.kind === 'expired') throw new HttpError('events_expired', { detail: `The events after this ${where} are no longer kept; start again without it.` });
+  if (read.kind === 'expired') throw new HttpError('events_expired', { detail: `The events after the one ${where} names are no longer kept; start again without it.` });
   return { after: id };
 }
 
-// Last-Event-ID (a reconnection) first, then `after`, else what is recorded from now on.
-function startOf(ctx: RequestContext, events: EventRepository): Promise<StreamStart> | StreamStart {
+// Last-Event-ID (a reconnection) first, then `after`, else what is recorded from now on: after the
+// newest event, found before the head is sent, so a change the client makes once it sees the stream
+// open is always sent to it.
+async function startOf(ctx: RequestContext, deps: LiveStreamDeps): Promise<StreamStart> {
   const lastEventId = ctx.req.headers['last-event-id'];
   // Two such fields name no one event: node:http joins them, and the result is malformed.
-  if (lastEventId !== undefined) return checkedPlace(events, String(lastEventId), 'invalid_header', 'Last-Event-ID');
+  if (lastEventId !== undefined) return checkedPlace(deps.events, String(lastEventId), 'invalid_header', 'Last-Event-ID');
   const after = ctx.query.get('after');
-  if (after !== null) return checkedPlace(events, after, 'invalid_query', 'after');
-  return 'now';
+  if (after !== null) return checkedPlace(deps.events, after, 'invalid_query', 'after');
+  return { after: await deps.feed.place() };
 }
 
 /** GET /api/events as a live stream (docs/events.md, The live stream): every check is made before the stream starts. */
@@ -62,7 +64,7 @@ export function liveStreamHandler(deps: LiveStreamDeps): Handler {
     // A token already past its exp (within the clock-skew allowance) would open a stream that ends at once.
     const expiresAt = ctx.caller?.expiresAt;
     if (expiresAt !== undefined && expiresAt <= Date.now()) throw unauthorized(EXPIRED_TOKEN);
-    const start = await startOf(ctx, deps.events);
+    const start = await startOf(ctx, deps);
     return { status: 200, stream: eventStream(deps.feed, deps.events, start, types) };
   };
 }

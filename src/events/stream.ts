@@ -4,8 +4,13 @@ import type { EventType } from './model.ts';
 import type { EventRepository } from './repository.ts';
 import { EVENT_STREAM_TYPE, eventMessage, KEEP_ALIVE } from './sse.ts';
 
-/** Where a stream starts: after an event (Last-Event-ID or `after`), or with what is recorded from now on. */
-export type StreamStart = { readonly after: string } | 'now';
+/**
+ * Where a stream starts: after an event (Last-Event-ID, `after`, or the newest when it opened), or
+ * from the oldest kept (null: nothing was recorded, or kept, when it opened).
+ */
+export interface StreamStart {
+  readonly after: string | null;
+}
 
 /** How often a quiet stream is checked for a keep-alive comment: one goes out at least every 10 s. */
 export const KEEP_ALIVE_CHECK_MS = 5_000;
@@ -28,7 +33,7 @@ function quietWatch(sink: StreamSink): { write(text: string): void; stop(): void
 // Reads from `after` with reads of its own until the live feed has read that far, then joins it: each
 // read that comes back short is followed by a read of the feed begun after it, so the feed holds the
 // stream's place (or stands on it) unless more than its memory of recent events came in between.
-async function catchUp(feed: LiveFeed, events: EventRepository, after: string, subscriber: Subscriber, sink: StreamSink, write: (text: string) => void): Promise<void> {
+async function catchUp(feed: LiveFeed, events: EventRepository, after: string | null, subscriber: Subscriber, sink: StreamSink, write: (text: string) => void): Promise<void> {
   let place = after;
   while (!sink.ended && !feed.joinAfter(place, subscriber)) {
     const read = await events.readAfter(place, PAGE, null);
@@ -59,7 +64,7 @@ export function eventStream(feed: LiveFeed, events: EventRepository, start: Stre
       // client reconnects with its Last-Event-ID and misses nothing.
       void feed
         .use()
-        .then(() => (start === 'now' ? feed.joinNow(subscriber) : catchUp(feed, events, start.after, subscriber, sink, quiet.write)))
+        .then(() => catchUp(feed, events, start.after, subscriber, sink, quiet.write))
         .catch(() => sink.end());
       return () => {
         quiet.stop();

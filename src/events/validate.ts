@@ -10,8 +10,8 @@ export interface FeedQuery {
 
 const ALL_NAMES = EVENT_TYPES.map((type) => EVENT_TYPE_NAMES[type]).join(', ');
 
-// `?type=a,b`: names of event types, each known; the set, lowest first (so equal filters read alike).
-function parseTypes(raw: string | null): readonly EventType[] | null {
+/** `?type=a,b`: names of event types, each known; the set, lowest first (so equal filters read alike). */
+export function parseTypes(raw: string | null): readonly EventType[] | null {
   if (raw === null) return null;
   const types = new Set<EventType>();
   for (const name of raw.split(',')) {

@@ -66,6 +66,15 @@ export function readVerdictFor(headers: IncomingHttpHeaders, tag: string): Preco
   return 'proceed';
 }
 
+/**
+ * A list has no entity tag, so its If-Match and If-None-Match decide nothing; a malformed one is still
+ * 400 invalid_header, as on every resource (a request is never guessed into being unconditional).
+ */
+export function refuseMalformedPreconditions(headers: IncomingHttpHeaders): void {
+  listOf('If-Match', headers['if-match']);
+  listOf('If-None-Match', headers['if-none-match']);
+}
+
 /** What a request's preconditions decide for a resource that exists: go on, 304, or 412. */
 export type PreconditionVerdict = 'proceed' | 'not_modified' | 'failed';
 

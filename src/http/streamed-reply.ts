@@ -91,9 +91,14 @@ export function sendStream(req: IncomingMessage, res: ServerResponse, reply: Rep
   const headers = [...BASE_HEADERS, ...cors, 'x-request-id', requestId, 'content-type', reply.stream.contentType, 'x-accel-buffering', 'no', 'connection', 'close'];
   for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
   res.writeHead(200, reasonPhrase(200), headers);
+  const ended = new Promise<void>((resolve) => res.once('close', resolve));
+  // HEAD: the head a GET would get, and no body, so no stream is opened at all.
+  if (req.method === 'HEAD') {
+    res.end();
+    return { stop: () => {}, ended };
+  }
   res.flushHeaders();
   const sink = sinkOn(res);
-  const ended = new Promise<void>((resolve) => res.once('close', resolve));
   const stopWatching = watchCredential(limits, () => sink.end());
   const stopBody = reply.stream.start(sink);
   void ended.then(() => {

@@ -1,5 +1,5 @@
 import { Scope } from '../callers/scopes.ts';
-import { entityTag, parsePreconditions } from '../http/conditional.ts';
+import { entityTag, parsePreconditions, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
 import { nextLink, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok, type RequestContext } from '../http/reply.ts';
@@ -74,6 +74,7 @@ function revokeKeyHandler(keys: ApiKeyUseCases, writes: WriteDeps, remember: (ap
  */
 export function addKeyRoutes(router: Router<Handler>, keys: ApiKeyUseCases, writes: WriteDeps, remember: (apiKey: ApiKey) => void): void {
   router.add('GET', PATH, Scope.admin, async (ctx) => {
+    refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest('keys', ctx.query);
     const page = await keys.list(request);
     const link = nextLink(PATH, 'keys', request, page);

@@ -1,6 +1,6 @@
 import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
-import { entityTag } from '../http/conditional.ts';
+import { entityTag, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
 import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok } from '../http/reply.ts';
@@ -20,6 +20,7 @@ export function addProductRoutes(router: Router<Handler>, products: ProductUseCa
     const status = parseEnumFilter(ctx.query, 'status', PRODUCT_STATUSES);
     // The filter is part of the list's name, so a cursor only continues the list it came from.
     const list = status === null ? 'products' : `products;status=${status}`;
+    refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest(list, ctx.query);
     const page = await products.list({ ...request, status });
     const link = nextLink(PATH, list, request, page, status === null ? '' : `&status=${status}`);

@@ -1,6 +1,6 @@
 import { Scope } from '../callers/scopes.ts';
 import { parseJson, readBody } from '../http/body.ts';
-import { entityTag, parsePreconditions } from '../http/conditional.ts';
+import { entityTag, parsePreconditions, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
 import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
@@ -79,6 +79,7 @@ function deliveriesHandler(webhooks: WebhookUseCases): Handler {
     const id = webhookId(ctx);
     const status = parseEnumFilter(ctx.query, 'status', DELIVERY_STATUSES);
     const list = status === null ? `deliveries:${id}` : `deliveries:${id};status=${status}`;
+    refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest(list, ctx.query);
     const page = await webhooks.deliveries({ ...request, webhookId: id, status });
     if (page === undefined) throw new HttpError('not_found', { detail: 'No webhook has this id.' });
@@ -103,6 +104,7 @@ function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () =>
 /** Registers the webhook endpoints (docs/webhooks.md), each for `admin` callers: thin handlers from HTTP to use cases and back. */
 export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): void {
   router.add('GET', PATH, Scope.admin, async (ctx) => {
+    refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest('webhooks', ctx.query);
     const page = await webhooks.list(request);
     const link = nextLink(PATH, 'webhooks', request, page);

@@ -1,6 +1,6 @@
 import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
-import { entityTag } from '../http/conditional.ts';
+import { entityTag, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
 import { nextLink, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok } from '../http/reply.ts';
@@ -17,6 +17,7 @@ const ITEM: ItemSpec<Workspace> = { noun: 'workspace', present: presentWorkspace
 /** Registers the workspace endpoints: thin handlers from HTTP to use cases and back. */
 export function addWorkspaceRoutes(router: Router<Handler>, workspaces: WorkspaceUseCases, writes: WriteDeps): void {
   router.add('GET', PATH, Scope.read, async (ctx) => {
+    refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest('workspaces', ctx.query);
     const page = await workspaces.list(request);
     const link = nextLink(PATH, 'workspaces', request, page);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { openStream, type StreamMessage, writeUntilSeen } from '../support/event-stream.ts';
+import { openStream, type StreamMessage } from '../support/event-stream.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // The live stream of docs/events.md over real sockets, on the run's engine: the format, where it starts,
@@ -56,22 +56,60 @@ describe('the live stream', () => {
       assert.match(String(stream.headers['x-request-id']), /./);
       await stream.waitForComments(1, 5_000);
       assert.ok(stream.comments >= 1, 'a comment at once, so the head goes through a proxy at once');
-      const ids: number[] = [];
-      await writeUntilSeen([stream], async () => ids.push(await createProduct(server.url, 'Desk lamp')));
-      const [message] = stream.messages;
+      const id = await createProduct(server.url, 'Desk lamp');
+      const [message] = await stream.waitFor(1);
       assert.ok(message !== undefined);
       const event = eventOf(message);
       assert.equal(message.id, event.id);
       assert.match(event.id, /^[A-Za-z0-9_-]{1,64}$/);
       assert.equal(message.event, 'product.created');
       assert.equal(event.type, 'product.created');
-      assert.ok(ids.includes(event.data.id));
+      assert.equal(event.data.id, id);
       assert.deepEqual(Object.keys(event), ['id', 'type', 'createdAt', 'data']);
       // The message block exactly: three fields, the data one line, a blank line after.
       assert.ok(stream.text.includes(`id: ${event.id}\nevent: product.created\ndata: ${message.data}\n\n`));
     } finally {
       stream.close();
     }
+  });
+
+  test('a change made as soon as the head has come always reaches the stream, on every try', async () => {
+    // The place "now" stands for is fixed before the head is sent, so the first write cannot fall before it.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const stream = await openStream(`${server.url}/api/events`);
+      try {
+        const id = await createProduct(server.url, `at once ${attempt}`);
+        const [message] = await stream.waitFor(1, 10_000);
+        assert.equal(eventOf(message as StreamMessage).data.id, id, `attempt ${attempt}`);
+      } finally {
+        stream.close();
+        await stream.ended;
+      }
+    }
+  });
+
+  test('HEAD with Accept: text/event-stream: the checks and the head of the stream, no body, no stream left open', async () => {
+    const head = await fetch(`${server.url}/api/events?type=product.created`, { method: 'HEAD', headers: { accept: 'text/event-stream' } });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    assert.equal(head.headers.get('connection'), 'close');
+    assert.equal(await head.text(), '');
+    const refused = await fetch(`${server.url}/api/events`, { method: 'HEAD', headers: { accept: 'text/event-stream', 'last-event-id': 'not.an.id' } });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.headers.get('content-type'), 'application/problem+json');
+    const feed = await fetch(`${server.url}/api/events`, { method: 'HEAD' });
+    assert.equal(feed.headers.get('content-type'), 'application/json; charset=utf-8', 'without that Accept, HEAD is the JSON page');
+  });
+
+  test('limit means nothing to a stream: a bad one is ignored, as on no page', async () => {
+    const stream = await openStream(`${server.url}/api/events?limit=999`);
+    try {
+      assert.equal(stream.status, 200);
+      assert.equal(stream.headers['content-type'], 'text/event-stream; charset=utf-8');
+    } finally {
+      stream.close();
+    }
+    assert.equal((await fetch(`${server.url}/api/events?limit=999`)).status, 400, 'the page still checks it');
   });
 
   test('without Last-Event-ID or after it starts with what is recorded from now on', async () => {
@@ -252,7 +290,8 @@ describe('what bounds a stream', () => {
   test('graceful shutdown with 100 open streams: each ends cleanly, well within SVC_SHUTDOWN_TIMEOUT_MS', { timeout: 60_000 }, async () => {
     const server = await startTestServer({ SVC_SHUTDOWN_TIMEOUT_MS: '20000' });
     const streams = await Promise.all(Array.from({ length: 100 }, () => openStream(`${server.url}/api/events`)));
-    await writeUntilSeen(streams, () => createProduct(server.url, 'seen by all'));
+    await createProduct(server.url, 'seen by all');
+    await Promise.all(streams.map((stream) => stream.waitFor(1, 20_000)));
     const started = Date.now();
     await server.stop();
     const ends = await Promise.all(streams.map((stream) => stream.ended));

@@ -135,20 +135,3 @@ function streamOf(req: ReturnType<typeof request>, res: IncomingMessage): OpenSt
     close: () => req.destroy(),
   };
 }
-
-/**
- * Writes with `write` until every stream has a message, trying again each second up to `timeoutMs`. A
- * stream that starts "now" holds its place once the feed's head is read, a moment after its head and
- * first comment are sent (docs/decisions.md, The live stream): on PostgreSQL a write made at once may
- * come before that place, so a test that needs a message sends another until one arrives.
- */
-export async function writeUntilSeen(streams: readonly OpenStream[], write: () => Promise<unknown>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const waiting = (): boolean => streams.some((stream) => stream.messages.length === 0);
-  while (waiting()) {
-    if (Date.now() > deadline) throw new Error(`no message on ${streams.filter((stream) => stream.messages.length === 0).length} streams in ${timeoutMs} ms`);
-    await write();
-    const next = Date.now() + 1_000;
-    while (waiting() && Date.now() < next) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CredentialCheck } from './callers/caller.ts';
 import type { Config } from './config.ts';
 import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommits } from './db/engine.ts';
+import { signalCommits } from './db/commit-watch.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
 import { countingEvents } from './events/count.ts';
@@ -79,9 +80,13 @@ export function createApp(options: AppOptions): App {
   const retention = { eventRetentionMs: config.events.retentionMs };
   const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
-  // Every commit wakes the live streams of this process and, through the engine, of the others.
-  const live = createLiveEvents(counted, watchCommits(db), logger, metrics);
-  const storage = wakingDeliveries(live.storage, db);
+  const live = createLiveEvents(counted.events, watchCommits(db), logger, metrics);
+  // Every commit wakes the live streams of this process and, through the engine, of the others; and
+  // this process's webhook deliverers, since it may have recorded an event a webhook wants.
+  const storage = signalCommits(counted, () => {
+    live.committed();
+    wroteTo(db);
+  });
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();
@@ -112,15 +117,6 @@ export function createApp(options: AppOptions): App {
     metrics,
     events: storage.events,
   });
-}
-
-// Every committed write may have recorded an event for a webhook: the deliverers of this process look at once.
-function wakingDeliveries(storage: Storage, db: Database): Storage {
-  const woken = <T>(result: T): T => {
-    wroteTo(db);
-    return result;
-  };
-  return { ...storage, transaction: (work) => storage.transaction(work).then(woken), singleWrite: (work) => storage.singleWrite(work).then(woken) };
 }
 
 // The pipeline's reports, counted in the service's metrics.

@@ -1,27 +1,27 @@
-import { type CommitWatch, signalCommits } from '../db/commit-watch.ts';
-import type { Storage } from '../db/storage.ts';
+import type { CommitWatch } from '../db/commit-watch.ts';
+import type { EventRepository } from './repository.ts';
 import type { Logger } from '../log/logger.ts';
 import { throttled } from '../log/throttled.ts';
 import { callbackMetric } from '../metrics/registry.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { LiveFeed } from './live-feed.ts';
 
-/** The live feed of a process, and its storage that wakes it (and the other processes) after each commit. */
+/** The live feed of a process, and what to call after each commit of this process (it wakes the feed and tells the other processes). */
 export interface LiveEvents {
   feed: LiveFeed;
-  storage: Storage;
+  committed(): void;
 }
 
 /**
  * Wires the live streams of one app: one feed per process reading new events after each commit of
  * this process, each sign of a commit elsewhere (`commits`) and, on PostgreSQL, a slow poll.
  */
-export function createLiveEvents(storage: Storage, commits: CommitWatch, logger: Logger, metrics: ServiceMetrics | null): LiveEvents {
+export function createLiveEvents(events: EventRepository, commits: CommitWatch, logger: Logger, metrics: ServiceMetrics | null): LiveEvents {
   // The streams stay open through a database outage; a line every few seconds says why nothing comes.
   const readFailed = throttled<unknown>(5_000, (error, heldBack) => {
     logger.warn('live streams: new events could not be read; trying again', { reason: (error as Error).message, heldBack });
   });
-  const feed = new LiveFeed({ events: storage.events, listen: (wake) => commits.listen(wake), onReadError: readFailed });
+  const feed = new LiveFeed({ events, listen: (wake) => commits.listen(wake), onReadError: readFailed });
   if (metrics !== null) {
     // Metrics reused for another app in the same process report the newest one.
     metrics.registry.unregister('event_streams_open');
@@ -29,9 +29,9 @@ export function createLiveEvents(storage: Storage, commits: CommitWatch, logger:
       callbackMetric({ type: 'gauge', name: 'event_streams_open', help: 'Live event streams open (GET /api/events as text/event-stream).', merge: 'sum', read: () => feed.size }),
     );
   }
-  const signalled = signalCommits(storage, () => {
+  const committed = (): void => {
     feed.wake();
     commits.announce();
-  });
-  return { feed, storage: signalled };
+  };
+  return { feed, committed };
 }

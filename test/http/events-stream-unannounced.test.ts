@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openStream } from '../support/event-stream.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+// A commit the service was never told of (another process whose signal was lost: on PostgreSQL a
+// notification sent while the listener was away; on SQLite any other connection) still reaches the
+// open streams: by `PRAGMA data_version` on SQLite, by the slow poll behind LISTEN on PostgreSQL
+// (docs/events.md, Wake-ups). The event is written here behind the service's back, with no signal.
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(() => server.stop());
+
+test('an event committed with no signal at all reaches an open stream', { timeout: 60_000 }, async () => {
+  const stream = await openStream(`${server.url}/api/events`);
+  try {
+    await stream.waitForComments(1, 5_000);
+    const at = new Date().toISOString();
+    const data = JSON.stringify([424242, 'unannounced', at, at, 1]);
+    await server.database.sql(`INSERT INTO events (type, created_at, data) VALUES (4, '${at}', '${data}')`);
+    // The poll behind PostgreSQL's notifications runs every 5 s; SQLite's every 200 ms.
+    const [message] = await stream.waitFor(1, 20_000);
+    const event = JSON.parse(message?.data ?? '') as { type: string; data: { id: number; name: string } };
+    assert.deepEqual([event.type, event.data.id, event.data.name], ['workspace.created', 424242, 'unannounced']);
+  } finally {
+    stream.close();
+  }
+});

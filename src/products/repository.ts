@@ -11,6 +11,9 @@ export interface ProductRepository {
   update(product: Product): Promise<void>;
   /** Deletes the product; resolves to whether it existed. */
   remove(id: number): Promise<boolean>;
-  /** Up to `limit` products with id below `beforeId` (all when null), of one status or any, newest first. */
-  listBefore(beforeId: number | null, limit: number, status: ProductStatus | null): Promise<Product[]>;
+  /**
+   * Up to `limit` products with id below `beforeId` (all when null), of one status or any, newest first.
+   * An engine that reads without waiting (SQLite) may answer at once, without a promise.
+   */
+  listBefore(beforeId: number | null, limit: number, status: ProductStatus | null): Product[] | Promise<Product[]>;
 }

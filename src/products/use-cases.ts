@@ -16,7 +16,8 @@ export type ProductChangeOutcome = ChangeOutcome<Product> | { kind: 'archived' }
 export interface ProductUseCases {
   create(tx: Repositories, input: NewProduct): Promise<Product>;
   get(id: number): Promise<Product | undefined>;
-  list(request: ProductPageRequest): Promise<Page<Product>>;
+  /** The page at once when the repository read it at once (SQLite), else its promise. */
+  list(request: ProductPageRequest): Page<Product> | Promise<Page<Product>>;
   change(tx: Repositories, id: number, patch: ProductPatch, precondition: Precondition): Promise<ProductChangeOutcome>;
   remove(tx: Repositories, id: number, precondition: Precondition): Promise<RemoveOutcome>;
 }

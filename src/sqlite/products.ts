@@ -42,7 +42,8 @@ export function createSqliteProductRepository(db: DatabaseSync): ProductReposito
       record.deleted.run(id);
       return remove.run(id).changes > 0;
     },
-    async listBefore(beforeId, limit, status) {
+    // No await in a read: the page comes back at once (its busy handling is src/sqlite/busy.ts's).
+    listBefore(beforeId, limit, status) {
       const below = beforeId ?? Number.MAX_SAFE_INTEGER;
       const rows = (status !== null ? pageOfStatus.all(status, below, limit) : beforeId === null ? firstPage.all(limit) : page.all(below, limit)) as unknown as Row[];
       return rows.map(productFromRow);

@@ -32,7 +32,8 @@ const RESOURCES: Record<string, Resource> = {
     insert: (tx, name) => tx.products.insert({ name, priceInCents: 1, status: 1, createdAt: AT, updatedAt: AT }),
     tx: (tx) => tx.products,
     findById: (storage, id) => storage.products.findById(id),
-    listBefore: (storage, beforeId, limit) => storage.products.listBefore(beforeId, limit, null),
+    // SQLite answers a list at once, PostgreSQL with a promise: the contract awaits either.
+    listBefore: async (storage, beforeId, limit) => storage.products.listBefore(beforeId, limit, null),
   },
   workspaces: {
     insert: (tx, name) => tx.workspaces.insert({ name, createdAt: AT, updatedAt: AT }),

@@ -1,4 +1,4 @@
-import type { Product, ProductStatus } from './model.ts';
+import type { ListedProduct, Product, ProductStatus } from './model.ts';
 
 /** Storage of products; each engine implements it in its own file, the only code that knows their SQL. */
 export interface ProductRepository {
@@ -12,8 +12,9 @@ export interface ProductRepository {
   /** Deletes the product; resolves to whether it existed. */
   remove(id: number): Promise<boolean>;
   /**
-   * Up to `limit` products with id below `beforeId` (all when null), of one status or any, newest first.
+   * Up to `limit` products with id below `beforeId` (all when null), of one status or any, newest first,
+   * without their versions.
    * An engine that reads without waiting (SQLite) may answer at once, without a promise.
    */
-  listBefore(beforeId: number | null, limit: number, status: ProductStatus | null): Product[] | Promise<Product[]>;
+  listBefore(beforeId: number | null, limit: number, status: ProductStatus | null): ListedProduct[] | Promise<ListedProduct[]>;
 }

@@ -7,7 +7,7 @@ import { created, type Handler, ok, type Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { Page } from '../shared/paging.ts';
 import type { WriteDeps } from '../http/write-input.ts';
-import { type Product, PRODUCT_STATUSES } from './model.ts';
+import { type ListedProduct, type Product, PRODUCT_STATUSES } from './model.ts';
 import { presentProduct } from './presenter.ts';
 import type { ProductUseCases } from './use-cases.ts';
 import { validateNewProduct, validateProductPatch } from './validate.ts';
@@ -23,7 +23,7 @@ export function addProductRoutes(router: Router<Handler>, products: ProductUseCa
     const list = status === null ? 'products' : `products;status=${status}`;
     refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest(list, ctx.query);
-    const reply = (page: Page<Product>): Reply => {
+    const reply = (page: Page<ListedProduct>): Reply => {
       const link = nextLink(PATH, list, request, page, status === null ? '' : `&status=${status}`);
       return ok(page.items.map(presentProduct), link === undefined ? undefined : { link });
     };

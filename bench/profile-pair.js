@@ -4,7 +4,7 @@
 // summaries (lib/profile-summary.js), µs per request comparable side by side. PROFILE_AUTH=keys sends
 // the benchmark's API keys to ours (the reference has no credentials).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { benchCredentials, seedKeysSqlite, serviceAuthEnv, withCredential } from './lib/credentials.js';
@@ -44,7 +44,11 @@ try {
   for (const server of servers) await stopServer(server);
   const roots = [ROOT, join(dirname(build.serve), '..', '/')];
   servers.forEach((server, i) => {
-    const file = readdirSync(server.folder).find((name) => name.endsWith('.cpuprofile'));
+    // bin/serve.js starts Node again (execve) with a bounded young generation: the process before
+    // that may leave a profile of its own start-up too; the server's is the largest.
+    const file = readdirSync(server.folder)
+      .filter((name) => name.endsWith('.cpuprofile'))
+      .sort((a, b) => statSync(join(server.folder, b)).size - statSync(join(server.folder, a)).size)[0];
     console.log(`\n# ${server.name}${server.name === 'ours' && mode !== 'off' ? ` (${mode})` : ''} ${endpoint}: ${Math.round(results[i].rps)} req/s under the profiler${results[i].failed ? `, ${results[i].failed} FAILED` : ''}`);
     console.log(summarizeProfile(JSON.parse(readFileSync(join(server.folder, file), 'utf8')), roots, { requests: results[i].requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
   });

@@ -6,6 +6,10 @@ export class LruMap<K, V> {
   readonly #capacity: number;
   // A Map iterates in insertion order, so re-inserting on use keeps the least recent first.
   readonly #entries = new Map<K, V>();
+  // The most recently used key, the Map's last: using it again moves nothing. Each move is a delete
+  // and a set, and the deleted slots make the Map rebuild its table every few moves, so a client that
+  // sends the same key request after request (the usual one) would pay that on every request.
+  #newest: K | undefined = undefined;
 
   constructor(capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('an LruMap holds at least one entry');
@@ -19,9 +23,10 @@ export class LruMap<K, V> {
   /** The value of `key`, which becomes the most recently used; undefined when absent. */
   get(key: K): V | undefined {
     const value = this.#entries.get(key);
-    if (value !== undefined) {
+    if (value !== undefined && key !== this.#newest) {
       this.#entries.delete(key);
       this.#entries.set(key, value);
+      this.#newest = key;
     }
     return value;
   }
@@ -35,6 +40,7 @@ export class LruMap<K, V> {
   set(key: K, value: V): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     if (this.#entries.size > this.#capacity) {
       const oldest = this.#entries.keys().next();
       if (oldest.done !== true) this.#entries.delete(oldest.value);
@@ -43,5 +49,6 @@ export class LruMap<K, V> {
 
   delete(key: K): void {
     this.#entries.delete(key);
+    if (key === this.#newest) this.#newest = undefined;
   }
 }

@@ -2,12 +2,15 @@ import type { SqlRunner } from './client.ts';
 import { asNumber, isoText } from './sql.ts';
 import type { Product } from '../products/model.ts';
 import type { ProductRepository } from '../products/repository.ts';
-import { PRODUCT_COLUMNS, productFromRow } from '../products/rows.ts';
+import { LISTED_PRODUCT_COLUMNS, listedProductFromRow, PRODUCT_COLUMNS, productFromRow } from '../products/rows.ts';
 import { EventType } from '../events/model.ts';
 import { insertEventFrom } from './event-sql.ts';
 
 // The times are formatted by the server into the text SQLite stores (see isoText).
-const COLUMNS = PRODUCT_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');
+const selected = (columns: readonly string[]): string => columns.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');
+const COLUMNS = selected(PRODUCT_COLUMNS);
+// A page reads no version: a list shows none.
+const LISTED = selected(LISTED_PRODUCT_COLUMNS);
 const RETURNED = `RETURNING ${PRODUCT_COLUMNS.join(', ')})`;
 
 // Each write is one statement that also records its event (src/postgres/event-sql.ts).
@@ -47,9 +50,9 @@ export function createPostgresProductRepository(db: SqlRunner): ProductRepositor
       const below = beforeId ?? Number.MAX_SAFE_INTEGER;
       const rows =
         status === null
-          ? await db.rows(`SELECT ${COLUMNS} FROM products WHERE id < $1 ORDER BY id DESC LIMIT $2`, [below, limit])
-          : await db.rows(`SELECT ${COLUMNS} FROM products WHERE status = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, [status, below, limit]);
-      return rows.map(productFromRow);
+          ? await db.rows(`SELECT ${LISTED} FROM products WHERE id < $1 ORDER BY id DESC LIMIT $2`, [below, limit])
+          : await db.rows(`SELECT ${LISTED} FROM products WHERE status = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, [status, below, limit]);
+      return rows.map(listedProductFromRow);
     },
   };
 }

@@ -17,6 +17,9 @@ export interface Product {
   version: number;
 }
 
+/** A product as a page of the list holds it: a list carries no ETags, so it reads no version. */
+export type ListedProduct = Omit<Product, 'version'>;
+
 /** A validated create request; `status` is absent when the client left it out. */
 export interface NewProduct {
   name: string;

@@ -1,7 +1,7 @@
-import type { Product } from './model.ts';
+import type { ListedProduct } from './model.ts';
 
 /** The Product representation of docs/api.md: exactly these members, in this order. */
-export function presentProduct(product: Product): object {
+export function presentProduct(product: ListedProduct): object {
   return {
     id: product.id,
     name: product.name,

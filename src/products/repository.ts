@@ -1,4 +1,4 @@
-import type { Product, ProductStatus } from './model.ts';
+import type { ListedProduct, Product, ProductStatus } from './model.ts';
 
 /** Storage of products; each engine implements it in its own file, the only code that knows their SQL. */
 export interface ProductRepository {
@@ -11,6 +11,10 @@ export interface ProductRepository {
   update(product: Product): Promise<void>;
   /** Deletes the product; resolves to whether it existed. */
   remove(id: number): Promise<boolean>;
-  /** Up to `limit` products with id below `beforeId` (all when null), of one status or any, newest first. */
-  listBefore(beforeId: number | null, limit: number, status: ProductStatus | null): Promise<Product[]>;
+  /**
+   * Up to `limit` products with id below `beforeId` (all when null), of one status or any, newest first,
+   * without their versions.
+   * An engine that reads without waiting (SQLite) may answer at once, without a promise.
+   */
+  listBefore(beforeId: number | null, limit: number, status: ProductStatus | null): ListedProduct[] | Promise<ListedProduct[]>;
 }

@@ -1,7 +1,7 @@
 import type { Repositories } from '../db/storage.ts';
 import { applyPatch, type ChangeOutcome, type ChangeRule, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
 import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
-import { type NewProduct, type Product, type ProductPatch, ProductStatus } from './model.ts';
+import { type ListedProduct, type NewProduct, type Product, type ProductPatch, ProductStatus } from './model.ts';
 import type { ProductRepository } from './repository.ts';
 
 /** A page request of the product list, optionally of one status. */
@@ -16,7 +16,8 @@ export type ProductChangeOutcome = ChangeOutcome<Product> | { kind: 'archived' }
 export interface ProductUseCases {
   create(tx: Repositories, input: NewProduct): Promise<Product>;
   get(id: number): Promise<Product | undefined>;
-  list(request: ProductPageRequest): Promise<Page<Product>>;
+  /** The page at once when the repository read it at once (SQLite), else its promise. */
+  list(request: ProductPageRequest): Page<ListedProduct> | Promise<Page<ListedProduct>>;
   change(tx: Repositories, id: number, patch: ProductPatch, precondition: Precondition): Promise<ProductChangeOutcome>;
   remove(tx: Repositories, id: number, precondition: Precondition): Promise<RemoveOutcome>;
 }

@@ -15,9 +15,18 @@ export interface Page<T> {
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
-/** Fetches one row more than asked, which tells whether another page exists without a COUNT. */
-export async function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => Promise<T[]>): Promise<Page<T>> {
-  const rows = await fetch(request.limit + 1);
+/**
+ * Fetches one row more than asked, which tells whether another page exists without a COUNT. Rows
+ * fetched at once (a SQLite read) make the page at once; a promise of rows, a promise of the page.
+ */
+export function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => Promise<T[]>): Promise<Page<T>>;
+export function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => T[] | Promise<T[]>): Page<T> | Promise<Page<T>>;
+export function pageOf<T extends { id: number }>(request: PageRequest, fetch: (limit: number) => T[] | Promise<T[]>): Page<T> | Promise<Page<T>> {
+  const rows = fetch(request.limit + 1);
+  return rows instanceof Promise ? rows.then((fetched) => cutToPage(request, fetched)) : cutToPage(request, rows);
+}
+
+function cutToPage<T extends { id: number }>(request: PageRequest, rows: T[]): Page<T> {
   if (rows.length <= request.limit) return { items: rows, nextBeforeId: null };
   const items = rows.slice(0, request.limit);
   return { items, nextBeforeId: items.at(-1)?.id ?? null };

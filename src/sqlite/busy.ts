@@ -63,10 +63,21 @@ export function retryingWhileBusy<T extends object>(repository: T, waitMs: numbe
       retrying[name] = member;
       continue;
     }
-    const method = member as (...args: unknown[]) => Promise<unknown>;
-    // The usual call meets no lock: its own promise, with only a handler for SQLITE_BUSY added.
-    retrying[name] = (...args: unknown[]) =>
-      method.apply(repository, args).catch((error: unknown) => (isDatabaseBusy(error) ? retryWhileBusy(() => method.apply(repository, args), waitMs) : Promise.reject(error)));
+    const method = member as (...args: unknown[]) => unknown;
+    const again = (args: unknown[]): Promise<unknown> => retryWhileBusy(async () => method.apply(repository, args), waitMs);
+    // The usual call meets no lock: its own promise, with only a handler for SQLITE_BUSY added, or,
+    // for a method that answers at once (a list read), its answer as it is.
+    retrying[name] = (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = method.apply(repository, args);
+      } catch (error) {
+        if (isDatabaseBusy(error)) return again(args);
+        throw error;
+      }
+      if (!(result instanceof Promise)) return result;
+      return result.catch((error: unknown) => (isDatabaseBusy(error) ? again(args) : Promise.reject(error)));
+    };
   }
   return retrying as T;
 }

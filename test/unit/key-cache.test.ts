@@ -21,6 +21,22 @@ test('an LruMap holds at most its capacity and forgets the least recently used e
   assert.equal(map.size, 2);
 });
 
+test('an LruMap reads its most recent entry again without moving it, and an entry set since is newer', () => {
+  const map = new LruMap<string, number>(2);
+  map.set('a', 1);
+  assert.equal(map.get('a'), 1);
+  map.set('b', 2);
+  assert.equal(map.get('a'), 1, 'a is read after b was set: the most recent again');
+  assert.equal(map.get('a'), 1);
+  map.set('c', 3);
+  assert.equal(map.get('b'), undefined, 'b was the least recently used');
+  assert.deepEqual([map.get('a'), map.get('c')], [1, 3]);
+  map.delete('c');
+  map.set('d', 4);
+  map.set('e', 5);
+  assert.equal(map.get('a'), undefined, 'a was older than d');
+});
+
 test('an LruMap stays at its capacity whatever number of distinct keys goes through it', () => {
   const map = new LruMap<number, number>(100);
   for (let i = 0; i < 100_000; i++) map.set(i, i);

@@ -43,12 +43,16 @@ test('a read that meets SQLITE_BUSY is tried again on timers, without blocking, 
   let settled = false;
   const read = storage.products.findById(1).finally(() => (settled = true));
   const readiness = storage.readiness.schemaVersion();
+  // A list answers at once when it meets no lock; meeting one, it becomes a promise that waits the same way.
+  const listed = storage.products.listBefore(null, 10, null);
+  assert.ok(listed instanceof Promise, 'a list that met the lock waits');
   // The event loop turns meanwhile: timers fire while the read waits.
   for (let i = 0; i < 5; i++) await sleep(10);
   assert.equal(settled, false, 'the read waits while the lock is held');
   other.exec('ROLLBACK');
   assert.equal((await read)?.name, 'Lamp');
   assert.ok((await readiness) > 0);
+  assert.equal((await listed).length, 1);
 });
 
 test('a read still locked out after the wait is StorageBusyError (503 with Retry-After), not a crash', { timeout: 20_000 }, async (t) => {
@@ -56,7 +60,8 @@ test('a read still locked out after the wait is StorageBusyError (503 with Retry
   const storage = createSqliteStorage(storageDb, { lockWaitMs: 150 });
   other.exec('BEGIN EXCLUSIVE');
   const startedAt = performance.now();
-  await assert.rejects(storage.products.listBefore(null, 10, null), StorageBusyError);
+  // A list answers at once when it meets no lock; one that meets it waits on timers, as a promise.
+  await assert.rejects(async () => storage.products.listBefore(null, 10, null), StorageBusyError);
   await assert.rejects(storage.readiness.schemaVersion(), StorageBusyError);
   assert.ok(performance.now() - startedAt >= 2 * 140, 'each waited as long as it was told');
   other.exec('ROLLBACK');

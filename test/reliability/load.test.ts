@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { eventually } from '../support/assertions.ts';
 import { migratedDatabaseFile } from '../support/server.ts';
 import { countingPids, keepAliveLoad, serverErrors, settledDescriptors, shortConnections, steadyDescriptors, telling } from './load-run.ts';
 import { spawnServer, type SpawnedServer } from './spawned-server.ts';
@@ -49,8 +50,13 @@ test(`${SHORT} short connections leave no file descriptors behind`, async (t) =>
 test('two workers: concurrent creates never surface a locked database', async (t) => {
   const { dir, dbPath } = migratedDatabaseFile();
   const pids = new Set<number>();
-  const pair = await spawnServer({ SVC_DB_PATH: dbPath, SVC_WORKERS: '2' }, dir, countingPids(pids));
+  const counting = countingPids(pids);
+  const listening = (line: string): boolean => line.includes('"msg":"worker listening"');
+  const pair = await spawnServer({ SVC_DB_PATH: dbPath, SVC_WORKERS: '2' }, dir, (line) => counting(line) || listening(line));
   try {
+    // The URL is logged once the first worker listens; connections made before the second one
+    // listens are all handed to the first, and keep-alive keeps them there.
+    await eventually('both workers listening', async () => pair.stdout.filter(listening).length === 2, 15_000, 50);
     const figures = await keepAliveLoad(pair.url, 100, SECONDS * 1_000, 1);
     t.diagnostic(`${JSON.stringify(figures)}; answered by ${pids.size} processes`);
     assert.deepEqual(figures.errors, []);

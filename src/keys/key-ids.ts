@@ -77,7 +77,8 @@ export class KeyIds {
     await new Promise<void>((resolve) => setImmediate(resolve));
     // A timer may fire a little before the clock says it is due: wait again until it is.
     for (let waitMs = this.#waitMs(); waitMs > 0; waitMs = this.#waitMs()) {
-      await new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(waitMs)).unref());
+      // Not unref'd: a request waits on it, and that wait must keep the process alive.
+      await new Promise<void>((resolve) => setTimeout(resolve, Math.ceil(waitMs)));
     }
     this.#next = null;
     this.#lastStartedAt = this.#now();

@@ -5,8 +5,8 @@ import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommit
 import { signalCommits } from './db/commit-watch.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { eventCatalogue } from './events/catalogue.ts';
 import { countingEvents } from './events/count.ts';
-import { EVENT_TYPE_NAMES } from './events/model.ts';
 import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
 import { liveStreamHandler } from './events/stream-handler.ts';
@@ -30,17 +30,19 @@ import { createLiveEvents } from './events/live.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
+import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
-import { addProductRoutes } from './products/routes.ts';
-import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
+import { RESOURCES } from './registry.ts';
+import { repositoryOf } from './resources/repository.ts';
+import type { Resource } from './resources/resource.ts';
+import { addResourceRoutes } from './resources/routes.ts';
+import { createResourceUseCases } from './resources/use-cases.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
 import { addWebhookRoutes } from './webhooks/routes.ts';
 import { createWebhookUseCases } from './webhooks/use-cases.ts';
 import { wroteTo } from './webhooks/wake.ts';
-import { addWorkspaceRoutes } from './workspaces/routes.ts';
-import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
 export interface AppOptions {
   /** A node:sqlite database (openDatabase) or a PostgreSQL pool (openPostgres), migrated. */
@@ -56,6 +58,8 @@ export interface AppOptions {
    * (API keys, access tokens) by default; an embedding program may bring its own.
    */
   credentials?: CredentialCheck;
+  /** The resources served: src/registry.ts's by default; a test may serve one of its own. */
+  resources?: readonly Resource[];
 }
 
 /** A `node:http` request listener with the service's lifecycle controls. */
@@ -70,6 +74,8 @@ export interface App {
   readonly metrics: ServiceMetrics | null;
   /** The event feed's storage: what startEventRetention(app) deletes expired events from (docs/embedding.md). */
   readonly events: EventRepository;
+  /** The resources served: what openApiOptionsFor and startWebhookDeliveries take. */
+  readonly resources: readonly Resource[];
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -77,10 +83,12 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const retention = { eventRetentionMs: config.events.retentionMs };
-  const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
-  const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
-  const live = createLiveEvents(counted.events, watchCommits(db), logger, metrics);
+  const resources = options.resources ?? RESOURCES;
+  const catalogue = eventCatalogue(resources);
+  const shared = { eventRetentionMs: config.events.retentionMs, resources };
+  const engine = createStorage(db, metrics === null ? shared : { ...shared, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const counted = metrics === null ? engine : countingEvents(engine, resources, countEventsIn(metrics, catalogue.names, catalogue.nameOf));
+  const live = createLiveEvents(counted.events, catalogue, watchCommits(db), logger, metrics);
   // Every commit wakes the live streams of this process and, through the engine, of the others; and
   // this process's webhook deliverers, since it may have recorded an event a webhook wants.
   const storage = signalCommits(counted, () => {
@@ -92,13 +100,13 @@ export function createApp(options: AppOptions): App {
   const router = createRouter<Handler>();
   const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics, logger) : null;
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
-  addProductRoutes(router, createProductUseCases(storage.products), writes);
-  addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
-  addEventRoutes(router, createEventUseCases(storage.events), liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: (query) => parseTypes(query.get('type')) }));
+  for (const resource of resources) addResourceRoutes(router, resource, createResourceUseCases(resource, repositoryOf(storage.resources, resource)), writes);
+  const typesOf = (query: URLSearchParams) => parseTypes(catalogue, query.get('type'));
+  addEventRoutes(router, createEventUseCases(storage.events), catalogue, liveStreamHandler({ feed: live.feed, events: storage.events, typesOf }));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
-  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db) };
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db) };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
-  addOpenApiRoutes(router, config);
+  addOpenApiRoutes(router, config, resources);
   const pipeline = createPipeline({
     router,
     logger,
@@ -116,7 +124,16 @@ export function createApp(options: AppOptions): App {
     logger,
     metrics,
     events: storage.events,
+    resources,
   });
+}
+
+// events_recorded_total, one series per event type of the resources served (registered afresh: metrics
+// reused for another app in the same process count the newest one's types).
+function countEventsIn(metrics: ServiceMetrics, names: readonly string[], nameOf: (type: number) => string): (type: number) => void {
+  metrics.registry.unregister('events_recorded_total');
+  const counter = metrics.registry.register(new EnumCounter('events_recorded_total', 'Events recorded with committed changes, by type.', 'type', names));
+  return (type) => counter.inc(nameOf(type));
 }
 
 // The pipeline's reports, counted in the service's metrics.

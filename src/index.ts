@@ -3,6 +3,10 @@
 
 /** The request listener for any `node:http` server, and its options. */
 export { type App, type AppOptions, createApp } from './app.ts';
+/** The resources the service serves, and how a resource is described (docs/extending.md): createApp's `resources` takes more. */
+export { RESOURCES } from './registry.ts';
+export { type ChangeRule, describeResource, type EventNumbers, type FieldTable, type Refusal as ChangeRefusal, type Resource, type ResourceSpec, type Stored } from './resources/resource.ts';
+export { choiceField, type Field, integerField, objectField, textField } from './resources/fields.ts';
 /** Settings from SVC_* variables, validated; ConfigError names the first bad one. */
 export { type AuthMode, type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
 /** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
@@ -27,7 +31,7 @@ export { METRICS_CONTENT_TYPE } from './metrics/exposition.ts';
 export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 /** A family read at scrape time (e.g. a connection pool's state), added with `metrics.registry.register(…)`. */
 export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
-/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes))`. */
+/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes, app.resources))`. */
 export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './openapi/document.ts';
 /** Deletes expired events (SVC_EVENTS_RETENTION) in the background of an app: startServer runs it; an embedder of createApp alone starts it (docs/embedding.md). */
 export { type EventRetention, type RetentionOptions, startEventRetention } from './events/retention.ts';

@@ -2,10 +2,13 @@
 // startServer and bin/serve.js start them by themselves.
 import type { Config } from './config.ts';
 import { createStorage, type Database } from './db/engine.ts';
+import { eventCatalogue } from './events/catalogue.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { callbackMetric } from './metrics/registry.ts';
 import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
+import { RESOURCES } from './registry.ts';
+import type { Resource } from './resources/resource.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
 import { onWrites } from './webhooks/wake.ts';
 
@@ -16,6 +19,8 @@ export interface WebhookDeliveriesOptions {
   logger?: Logger;
   /** The app's metrics, to count attempts and report the oldest pending delivery in (null: nothing). */
   metrics?: ServiceMetrics | null;
+  /** The resources the app serves (its `resources` option): how their events are presented. src/registry.ts's by default. */
+  resources?: readonly Resource[];
 }
 
 /** Running deliveries. */
@@ -52,6 +57,7 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
   let count: ((outcome: AttemptOutcome) => void) | undefined;
   const deliverer = startDeliverer({
     storage: createStorage(db),
+    catalogue: eventCatalogue(options.resources ?? RESOURCES),
     settings: config.webhooks,
     logger,
     onAttempt: (outcome) => count?.(outcome),

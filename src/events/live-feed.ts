@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventRead, EventType, StoredEvent } from './model.ts';
 import type { EventRepository } from './repository.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import { eventMessage } from './sse.ts';
 
 /** An event as every stream sends it: made into its message once, whatever the number of streams. */
@@ -22,6 +23,8 @@ export interface Subscriber {
 /** How the live feed reads and when it learns of new events. */
 export interface LiveFeedOptions {
   events: EventRepository;
+  /** How each event is presented (its name and data). */
+  catalogue: EventCatalogue;
   /** Called when the first stream opens, with what to call on each sign of a commit; returns how to stop listening. */
   listen(wake: () => void): () => void;
   /** Told of a read that failed (the database is down); the feed tries again at the next wake-up. */
@@ -34,7 +37,7 @@ const PAGE = 200;
 /** The least time between two reads of the live feed: the wake-up's delay at most, and what batches a burst. */
 export const READ_SPACING_MS = 25;
 
-const liveEvent = (event: StoredEvent): LiveEvent => ({ id: event.id, type: event.type, message: eventMessage(event) });
+const liveEvent = (catalogue: EventCatalogue, event: StoredEvent): LiveEvent => ({ id: event.id, type: event.type, message: eventMessage(catalogue, event) });
 
 /**
  * The one reader of new events in a process: on each wake-up it reads what was committed after the
@@ -63,6 +66,11 @@ export class LiveFeed {
   constructor(options: LiveFeedOptions) {
     this.#options = options;
     this.#recentSize = options.recentSize ?? 1_000;
+  }
+
+  /** How the feed's events are presented; a stream catching up with reads of its own presents them alike. */
+  get catalogue(): EventCatalogue {
+    return this.#options.catalogue;
   }
 
   /** Open streams: live ones and those still catching up. */
@@ -194,7 +202,7 @@ export class LiveFeed {
         // The feed stopped (and may have started again from another place) while this read ran.
         if (generation !== this.#generation) return;
         if (read.kind !== 'events') return this.#loseAll(read);
-        this.#deliver(read.events.map(liveEvent));
+        this.#deliver(read.events.map((event) => liveEvent(this.#options.catalogue, event)));
         if (read.events.length < PAGE) return;
         // Sockets write between two pages: a reader that keeps up is never seen as one that stopped.
         await new Promise((resolve) => setImmediate(resolve));

@@ -1,41 +1,13 @@
-/** Event types: integers in storage (sequential), names on the wire (docs/events.md). */
-export const EventType = {
-  productCreated: 1,
-  productUpdated: 2,
-  productDeleted: 3,
-  workspaceCreated: 4,
-  workspaceUpdated: 5,
-  workspaceDeleted: 6,
-} as const;
-export type EventType = (typeof EventType)[keyof typeof EventType];
-
-/** The wire name of each event type, by its stored number. */
-export const EVENT_TYPE_NAMES: Readonly<Record<EventType, string>> = {
-  1: 'product.created',
-  2: 'product.updated',
-  3: 'product.deleted',
-  4: 'workspace.created',
-  5: 'workspace.updated',
-  6: 'workspace.deleted',
-};
-
-/** Every event type, lowest first. */
-export const EVENT_TYPES: readonly EventType[] = Object.values(EventType);
-
-/** The stored number of a wire name, or undefined for a name that is no event type. */
-export function eventTypeNamed(name: string): EventType | undefined {
-  return EVENT_TYPES.find((type) => EVENT_TYPE_NAMES[type] === name);
-}
-
-/** Whether an event type is about products (else workspaces). */
-export function isProductEvent(type: EventType): boolean {
-  return type <= EventType.productDeleted;
-}
+/**
+ * An event type: an integer in storage (each resource numbers its own in its description), a name on
+ * the wire (`product.created`, docs/events.md); src/events/catalogue.ts knows them all.
+ */
+export type EventType = number;
 
 /**
  * A recorded event as storage reads it back. `id` is the engine's opaque wire id (1..64 characters of
- * [A-Za-z0-9_-]); `row` is the resource's row in its rows.ts column order (PRODUCT_COLUMNS or
- * WORKSPACE_COLUMNS), as it was right after the change (right before it, for a delete).
+ * [A-Za-z0-9_-]); `row` is the resource's row in the order of its columns, as it was right after
+ * the change (right before it, for a delete).
  */
 export interface StoredEvent {
   readonly id: string;
@@ -56,3 +28,13 @@ export type EventRead =
 
 /** The default SVC_EVENTS_RETENTION in milliseconds: 168h, a week. */
 export const DEFAULT_EVENT_RETENTION_MS = 168 * 3_600_000;
+
+/** The type mask of every type: all bits set (bit n for type n), so a type added later is in the unfiltered feed. */
+export const ALL_TYPES_MASK = -1;
+
+/** The bit mask of a set of event types (bit n for type n, n in 1..62), the form the feeds' statements take; null: every type. */
+export function typeMask(types: readonly EventType[] | null): number | bigint {
+  if (types === null) return ALL_TYPES_MASK;
+  const mask = types.reduce((bits, type) => bits | (1n << BigInt(type)), 0n);
+  return mask <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(mask) : mask;
+}

@@ -5,7 +5,7 @@ import { invalidQuery } from '../http/paging.ts';
 import type { Handler, RequestContext, Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { EventRead, StoredEvent } from './model.ts';
-import { eventJson } from './presenter.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import { wantsEventStream } from './stream-handler.ts';
 import type { EventUseCases } from './use-cases.ts';
 import { feedQueryString, parseFeedQuery } from './validate.ts';
@@ -28,9 +28,9 @@ function refusal(read: Exclude<EventRead, { kind: 'events' }>): HttpError {
 }
 
 /** GET (and HEAD) /api/events as JSON: a page of the feed with its `next` link and ETag (docs/events.md). */
-export function feedHandler(events: EventUseCases): Handler {
+export function feedHandler(events: EventUseCases, catalogue: EventCatalogue): Handler {
   return async (ctx: RequestContext): Promise<Reply> => {
-    const query = parseFeedQuery(ctx.query);
+    const query = parseFeedQuery(catalogue, ctx.query);
     const read = await events.feed(query);
     if (read.kind !== 'events') throw refusal(read);
     const etag = pageTag(read.events);
@@ -38,9 +38,9 @@ export function feedHandler(events: EventUseCases): Handler {
     if (verdict === 'failed') throw new HttpError('precondition_failed');
     // An empty page links to the same query again, so a follower polls where it stands.
     const next = read.events.at(-1)?.id ?? query.after;
-    const link = `<${EVENTS_PATH}?${feedQueryString(query, next)}>; rel="next"`;
+    const link = `<${EVENTS_PATH}?${feedQueryString(catalogue, query, next)}>; rel="next"`;
     if (verdict === 'not_modified') return { status: 304, headers: { etag, link } };
-    return { status: 200, json: `[${read.events.map(eventJson).join(',')}]`, headers: { etag, link } };
+    return { status: 200, json: `[${read.events.map(catalogue.json).join(',')}]`, headers: { etag, link } };
   };
 }
 
@@ -48,7 +48,7 @@ export function feedHandler(events: EventUseCases): Handler {
  * Registers the event feed: scope read, like every other read (docs/security.md); with `liveStream`, a
  * GET that asks for text/event-stream gets the live stream on the same path (docs/events.md).
  */
-export function addEventRoutes(router: Router<Handler>, events: EventUseCases, liveStream: Handler | null = null): void {
-  const feed = feedHandler(events);
+export function addEventRoutes(router: Router<Handler>, events: EventUseCases, catalogue: EventCatalogue, liveStream: Handler | null = null): void {
+  const feed = feedHandler(events, catalogue);
   router.add('GET', EVENTS_PATH, Scope.read, liveStream === null ? feed : (ctx) => (wantsEventStream(ctx.req) ? liveStream(ctx) : feed(ctx)));
 }

@@ -1,4 +1,5 @@
 import type { StreamedBody, StreamSink } from '../http/streamed-reply.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import type { LiveFeed, Subscriber } from './live-feed.ts';
 import type { EventType } from './model.ts';
 import type { EventRepository } from './repository.ts';
@@ -34,11 +35,12 @@ function quietWatch(sink: StreamSink): { write(text: string): void; stop(): void
 // read that comes back short is followed by a read of the feed begun after it, so the feed holds the
 // stream's place (or stands on it) unless more than its memory of recent events came in between.
 async function catchUp(feed: LiveFeed, events: EventRepository, after: string | null, subscriber: Subscriber, sink: StreamSink, write: (text: string) => void): Promise<void> {
+  const { catalogue } = feed;
   let place = after;
   while (!sink.ended && !feed.joinAfter(place, subscriber)) {
     const read = await events.readAfter(place, PAGE, null);
     if (read.kind !== 'events') return sink.end();
-    for (const event of read.events) if (subscriber.types === null || subscriber.types.has(event.type)) write(eventMessage(event));
+    for (const event of read.events) if (subscriber.types === null || subscriber.types.has(event.type)) write(eventMessage(catalogue, event));
     place = read.events.at(-1)?.id ?? place;
     if (read.events.length === PAGE) await sink.drained();
     else await feed.nextRead();

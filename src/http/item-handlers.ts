@@ -2,7 +2,7 @@ import type { Repositories } from '../db/storage.ts';
 import type { ChangeOutcome, Precondition, RemoveOutcome, Versioned } from '../shared/changes.ts';
 import type { Validated } from '../shared/validation.ts';
 import { entityTag, parsePreconditions } from './conditional.ts';
-import { type ErrorCode, HttpError } from './errors.ts';
+import { HttpError, type OwnError } from './errors.ts';
 import { type Handler, parseId, type Reply, type RequestContext } from './reply.ts';
 import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.ts';
 
@@ -45,14 +45,11 @@ export function readHandler<T extends Versioned>(spec: ItemSpec<T>, get: (id: nu
   };
 }
 
-/** A use case's change, run in a write transaction. */
-type Change<T, P, R extends string> = (tx: Repositories, id: number, patch: P, precondition: Precondition) => Promise<ChangeOutcome<T> | { kind: R }>;
+/** A use case's change, run in a write transaction; `refused`: a rule of the resource refused it, with its own error. */
+type Change<T, P> = (tx: Repositories, id: number, patch: P, precondition: Precondition) => Promise<ChangeOutcome<T> | { kind: 'refused'; refusal: OwnError }>;
 
-/** PATCH of one resource: JSON Merge Patch, validated by the create rules; `refusals` name the use case's own outcomes. */
-export function patchHandler<T extends Versioned, P, R extends string = never>(
-  deps: WriteDeps,
-  spec: ItemSpec<T> & { validate(body: unknown): Validated<P>; change: Change<T, P, R>; refusals: Readonly<Record<R, ErrorCode>> },
-): Handler {
+/** PATCH of one resource: JSON Merge Patch, validated by the create rules. */
+export function patchHandler<T extends Versioned, P>(deps: WriteDeps, spec: ItemSpec<T> & { validate(body: unknown): Validated<P>; change: Change<T, P> }): Handler {
   return async (ctx) => {
     const id = idOf(ctx, spec.noun);
     checkBodyHeaders(ctx.req, PATCH_TYPES);
@@ -63,7 +60,7 @@ export function patchHandler<T extends Versioned, P, R extends string = never>(
     if (outcome.kind === 'changed' || outcome.kind === 'unchanged') return representation(spec, (outcome as { resource: T }).resource);
     if (outcome.kind === 'not_found') throw notFound(spec.noun);
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
-    throw new HttpError(spec.refusals[outcome.kind as R]);
+    throw new HttpError(outcome.refusal);
   };
 }
 

@@ -7,7 +7,9 @@ import { webhookDeliveries } from './webhook-paths.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
 import { ERROR_SCOPES, type ErrorScope, exampleProblem, type OperationKind } from './problems.ts';
+import { filterParameters, resourceSchemas } from './resource-schemas.ts';
 import { type JsonObject, schemaComponents } from './schemas.ts';
+import type { Resource } from '../resources/resource.ts';
 import { credentialsParagraph, securitySchemes } from './security.ts';
 
 export { type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './options.ts';
@@ -48,23 +50,29 @@ function kindsText(on: readonly OperationKind[]): string {
 function whereText(scope: ErrorScope): string {
   if (scope.on === 'any_request') return 'any request, before routing';
   if (scope.when === 'credential' || scope.when === 'scope') return WHEN_TEXT[scope.when];
-  const where = scope.resources === undefined ? kindsText(scope.on) : `${kindsText(scope.on)} of ${scope.resources.join(' and ')}`;
+  const of = scope.resources === 'described' ? ' of the resources' : scope.resources === undefined ? '' : ` of ${scope.resources.join(' and ')}`;
+  const where = `${kindsText(scope.on)}${of}`;
   return scope.when === undefined ? where : `${where}, ${WHEN_TEXT[scope.when]}`;
 }
 
-function errorCatalogue(): string {
-  const byStatus = (Object.keys(ERRORS) as ErrorCode[]).sort((a, b) => ERRORS[a].status - ERRORS[b].status);
-  const rows = byStatus.map((code) => {
-    const { status, detail } = ERRORS[code];
-    return `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${whereText(ERROR_SCOPES[code])} | ${detail} |`;
-  });
-  return ['| status | code | where | detail |', '|---|---|---|---|', ...rows].join('\n');
+function errorCatalogue(resources: readonly Resource[]): string {
+  const rows: { code: string; status: number; detail: string; where: string }[] = (Object.keys(ERRORS) as ErrorCode[]).map((code) => ({ code, ...ERRORS[code], where: whereText(ERROR_SCOPES[code]) }));
+  for (const resource of resources) {
+    for (const { refusal } of resource.rules) rows.push({ ...refusal, where: `changes of ${resource.plural}` });
+  }
+  const lines = rows.sort((a, b) => a.status - b.status).map(({ code, status, detail, where }) => `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${where} | ${detail} |`);
+  return ['| status | code | where | detail |', '|---|---|---|---|', ...lines].join('\n');
+}
+
+// "products and workspaces", as many as are served.
+function listed(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
 function description(options: OpenApiOptions): string {
   const notAllowed = JSON.stringify(exampleProblem('method_not_allowed', { instance: '/api/ping' }));
   return [
-    'A JSON API for products and workspaces on node:http and node:sqlite. Bodies are JSON, UTF-8; integer enums are integers on the wire.',
+    `A JSON API for ${listed(options.resources.map((resource) => resource.plural))} on node:http and node:sqlite. Bodies are JSON, UTF-8; integer enums are integers on the wire.`,
     '',
     credentialsParagraph(options.auth),
     '',
@@ -91,7 +99,7 @@ function description(options: OpenApiOptions): string {
     'Every response, errors included, carries `X-Request-Id` and the security headers listed on each response. ' +
       'Every error is an RFC 9457 problem document (`application/problem+json`) whose `title` is the RFC 9110 reason phrase.',
     '',
-    errorCatalogue(),
+    errorCatalogue(options.resources),
   ].join('\n');
 }
 
@@ -107,9 +115,17 @@ function servesKeys(options: OpenApiOptions): boolean {
 
 function components(options: OpenApiOptions): JsonObject {
   const keys = servesKeys(options);
+  const { resources } = options;
+  const ownCodes = resources.flatMap((resource) => resource.rules.map((rule) => rule.refusal.code));
   const parts: JsonObject = {
-    schemas: { ...schemaComponents(keys, servesWebhooks(options)), ...(keys ? keySchemas() : {}), ...eventSchemas(), ...(servesWebhooks(options) ? webhookSchemas() : {}) },
-    parameters: { ...parameterComponents(keys), ...eventParameters() },
+    schemas: {
+      ...Object.assign({}, ...resources.map(resourceSchemas)),
+      ...schemaComponents(keys, servesWebhooks(options), ownCodes),
+      ...(keys ? keySchemas() : {}),
+      ...eventSchemas(resources),
+      ...(servesWebhooks(options) ? webhookSchemas() : {}),
+    },
+    parameters: { ...parameterComponents(keys), ...Object.assign({}, ...resources.map(filterParameters)), ...eventParameters(resources) },
     headers: { ...headerComponents(options, keys), ...eventHeaders() },
   };
   const schemes = securitySchemes(options.auth);
@@ -119,10 +135,9 @@ function components(options: OpenApiOptions): JsonObject {
 
 function tags(options: OpenApiOptions): JsonObject[] {
   return [
-    { name: 'products', description: 'Products: name, price in cents and status.' },
-    { name: 'workspaces', description: 'Workspaces: a name.' },
+    ...options.resources.map((resource) => ({ name: resource.plural, description: resource.summary })),
     ...(servesKeys(options) ? [{ name: 'keys', description: 'API keys: who may call, and with which scopes.' }] : []),
-    { name: 'events', description: 'What changed: every committed change of a product or a workspace, as a feed to follow.' },
+    { name: 'events', description: 'What changed: every committed change of a resource, as a feed to follow.' },
     ...(servesWebhooks(options) ? [{ name: 'webhooks', description: 'Webhooks: events POSTed to a URL, signed as Standard Webhooks; their delivery log.' }] : []),
     { name: 'operations', description: 'Readiness and this document.' },
   ];
@@ -135,7 +150,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
     info: {
       title: PACKAGE.name,
       version: PACKAGE.version,
-      summary: 'Products, workspaces and readiness over JSON.',
+      summary: `${listed([...options.resources.map((resource) => resource.plural), 'readiness'])} over JSON.`.replace(/^./, (first) => first.toUpperCase()),
       description: description(options),
       license: { name: PACKAGE.license, identifier: PACKAGE.license },
     },
@@ -143,7 +158,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
     servers: [{ url: '/', description: 'The service that served this document.' }],
     tags: tags(options),
     paths: pathItems(options),
-    ...(servesWebhooks(options) ? { webhooks: webhookDeliveries() } : {}),
+    ...(servesWebhooks(options) ? { webhooks: webhookDeliveries(options.resources) } : {}),
     components: components(options),
   };
 }

@@ -1,5 +1,4 @@
 import { SECURITY_HEADERS } from '../http/security-headers.ts';
-import { PRODUCT_STATUSES } from '../products/model.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/paging.ts';
 import { KEY_ID_SCHEMA } from './key-schemas.ts';
 import type { OpenApiOptions } from './options.ts';
@@ -33,11 +32,11 @@ export function headerComponents(options: Pick<OpenApiOptions, 'auth' | 'rateLim
       type: 'string',
       pattern: REQUEST_ID_PATTERN,
     }),
-    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z]+/[1-9][0-9]*$' }),
+    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z_]+/[1-9][0-9]*$' }),
     ...(keys ? { KeyLocation: header('The path of the key just made.', { type: 'string', format: 'uri-reference', pattern: '^/api/keys/[0-9A-Za-z]{12}$' }) } : {}),
     Link: header(
-      'RFC 8288 link to the next page, with the same `limit` and filter (`status`); absent on the last page. The cursor in it is opaque.',
-      { type: 'string', pattern: `^</api/[a-z]+\\?limit=[1-9][0-9]*(&status=[${PRODUCT_STATUSES.join('')}])?&cursor=[A-Za-z0-9_-]+>; rel="next"$` },
+      'RFC 8288 link to the next page, with the same `limit` and filters (an integer enum field, such as `status`); absent on the last page. The cursor in it is opaque.',
+      { type: 'string', pattern: '^</api/[a-z_]+\\?limit=[1-9][0-9]*(&[A-Za-z]+=[0-9]+)*&cursor=[A-Za-z0-9_-]+>; rel="next"$' },
       false,
     ),
     ETag: header(
@@ -113,14 +112,6 @@ export function parameterComponents(keys: boolean): JsonObject {
         'Makes the create safe to retry for 24 hours: the same key and body replay the stored response ' +
         '(`Idempotent-Replayed: true`) and create nothing; the same key with another body is 422 `idempotency_key_reused`.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
-    },
-    ProductStatusFilter: {
-      name: 'status',
-      in: 'query',
-      description:
-        'Lists only the products of this status; anything else is 400 `invalid_query`. The filter is bound into the cursor: ' +
-        'the `next` link carries it on, and a cursor presented under another filter (or none) is 400 `invalid_query`.',
-      schema: ref('schemas', 'ProductStatus'),
     },
     IfMatch: {
       name: 'If-Match',

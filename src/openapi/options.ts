@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Access } from '../http/router.ts';
+import type { Resource } from '../resources/resource.ts';
 
 /**
  * How callers prove who they are, as the service is configured: `off` (SVC_AUTH=off; `token` when
@@ -25,11 +26,17 @@ export interface OpenApiOptions {
    * is here, and the scope it states is the route's own, so the document follows the router.
    */
   routes: readonly ServedRoute[];
+  /** The resources served (the app's `resources`): their schemas, operations and events. */
+  resources: readonly Resource[];
 }
 
-/** The options of the document of a service running with `config` and serving `routes` (the router's table). */
-export function openApiOptionsFor(config: Pick<Config, 'apiToken' | 'rateLimit' | 'auth' | 'jwt'>, routes: readonly ServedRoute[]): OpenApiOptions {
-  return { auth: documentedAuth(config), rateLimited: config.rateLimit > 0, routes };
+/** The options of the document of a service running with `config` and serving `routes` (the router's table) and `resources` (the app's). */
+export function openApiOptionsFor(
+  config: Pick<Config, 'apiToken' | 'rateLimit' | 'auth' | 'jwt'>,
+  routes: readonly ServedRoute[],
+  resources: readonly Resource[],
+): OpenApiOptions {
+  return { auth: documentedAuth(config), rateLimited: config.rateLimit > 0, routes, resources };
 }
 
 function documentedAuth(config: Pick<Config, 'apiToken' | 'auth' | 'jwt'>): DocumentedAuth {

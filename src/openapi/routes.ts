@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import { buildDocsPage } from '../docs-page/page.ts';
 import type { Handler, Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
+import type { Resource } from '../resources/resource.ts';
 import { buildOpenApiDocument } from './document.ts';
 import { openApiOptionsFor, type ServedRoute } from './options.ts';
 
@@ -16,8 +17,8 @@ const OWN_ROUTES: readonly ServedRoute[] = [
  * registered before them, with each one's access, as `config` runs it. It is built and serialised
  * once, here, and the page is made from that very document.
  */
-export function addOpenApiRoutes(router: Router<Handler>, config: Pick<Config, 'apiToken' | 'rateLimit' | 'auth' | 'jwt'>): void {
-  const document = buildOpenApiDocument(openApiOptionsFor(config, [...router.routes(), ...OWN_ROUTES]));
+export function addOpenApiRoutes(router: Router<Handler>, config: Pick<Config, 'apiToken' | 'rateLimit' | 'auth' | 'jwt'>, resources: readonly Resource[]): void {
+  const document = buildOpenApiDocument(openApiOptionsFor(config, [...router.routes(), ...OWN_ROUTES], resources));
   const json = JSON.stringify(document);
   const page = buildDocsPage(document);
   const docs: Reply = { status: 200, html: page.html, headers: { 'content-security-policy': page.csp } };

@@ -1,5 +1,6 @@
 import type { Access } from '../http/router.ts';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../events/model.ts';
+import type { Resource } from '../resources/resource.ts';
+import { eventTypeNames } from './event-paths.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { OperationPlace } from './problems.ts';
@@ -140,10 +141,9 @@ const WEBHOOK_HEADERS = [
 ];
 
 /** The top-level `webhooks` (OpenAPI 3.1): what the service POSTs to a subscribed URL, one entry per event type. */
-export function webhookDeliveries(): JsonObject {
+export function webhookDeliveries(resources: readonly Resource[]): JsonObject {
   const entries: JsonObject = {};
-  for (const type of EVENT_TYPES) {
-    const name = EVENT_TYPE_NAMES[type];
+  for (const name of eventTypeNames(resources)) {
     entries[name] = {
       post: {
         operationId: `deliver_${name.replace('.', '_')}`,

@@ -1,6 +1,6 @@
 import type { SqlRunner } from './client.ts';
 import { isoText } from './sql.ts';
-import type { EventRead, EventType, StoredEvent } from '../events/model.ts';
+import { type EventRead, type EventType, type StoredEvent, typeMask } from '../events/model.ts';
 import type { EventRepository } from '../events/repository.ts';
 
 /** An event's place in the feed: the id of its transaction and its number, as decimal text. */
@@ -11,7 +11,6 @@ export interface FeedPlace {
 
 const MAX_XID8 = 2n ** 64n - 1n;
 const MAX_BIGINT = 2n ** 63n - 1n;
-const ALL_TYPES = 0b1111110;
 // The oldest transaction that may still commit: events below it are visible, and final.
 const VISIBLE = 'tx < pg_snapshot_xmin(pg_current_snapshot())';
 const AFTER = '(tx, seq) > ($1::xid8, $2::bigint)';
@@ -29,7 +28,7 @@ export function placeOf(id: string): FeedPlace | null {
 // text of 1000 sorts before the text of 999.
 const PAGE =
   `SELECT tx::text AS tx_text, seq::text AS seq_text, type, ${isoText('created_at')}, data FROM events ` +
-  `WHERE ${AFTER} AND ${VISIBLE} AND created_at >= $3 AND (($4::int >> type) & 1) = 1 ORDER BY tx, seq LIMIT $5`;
+  `WHERE ${AFTER} AND ${VISIBLE} AND created_at >= $3 AND (($4::bigint >> type) & 1) = 1 ORDER BY tx, seq LIMIT $5`;
 // Where `after` stands, in one snapshot: below the horizon of retention, at it, its event visible, the next event (any type) expired.
 const PLACE =
   `SELECT coalesce((SELECT (tx, seq) > ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false), ` +
@@ -49,11 +48,6 @@ remembered AS (INSERT INTO events_horizon (id, tx, seq) SELECT 1, tx, seq FROM n
 SELECT count(*)::int FROM gone`;
 
 const idOf = (tx: unknown, seq: unknown): string => `${String(tx)}_${String(seq)}`;
-
-/** The bit mask of a set of event types (bit n for type n), the form the feed's statement takes. */
-function typeMask(types: readonly EventType[] | null): number {
-  return types === null ? ALL_TYPES : types.reduce((mask, type) => mask | (1 << type), 0);
-}
 
 /**
  * The EventRepository on PostgreSQL. The feed is ordered by (tx, seq) and shows only events whose
@@ -81,7 +75,7 @@ export function createPostgresEventRepository(db: SqlRunner, retentionMs: number
         if (refusal !== null) return refusal;
         place = parsed;
       }
-      const rows = await db.rows(PAGE, [place.tx, place.seq, since, typeMask(types), limit]);
+      const rows = await db.rows(PAGE, [place.tx, place.seq, since, String(typeMask(types)), limit]);
       return { kind: 'events', events: rows.map(eventFromRow) };
     },
     async head() {

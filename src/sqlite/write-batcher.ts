@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { busyAsStorageError, isDatabaseBusy, LOCK_WAIT_MS, lockedByAnother, retryDelayMs } from './busy.ts';
-import { revocableView } from './revocable.ts';
+import { type OneCall, revocableView } from './revocable.ts';
 import { type Outcome, TransactionTurnError, TurnWatch } from './turn.ts';
 
 /** A unit of work run inside a shared write transaction, given the repositories bound to it. */
@@ -18,6 +18,8 @@ export interface WriteBatcherOptions {
 
 interface Pending<R> {
   work: WriteWork<R, unknown>;
+  /** A single write: its second repository call throws (Storage.singleWrite). */
+  oneCall: OneCall | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** performance.now() past which it stops waiting for the lock. */
@@ -64,11 +66,11 @@ export class WriteBatcher<R extends object> {
     this.#lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   }
 
-  /** Runs `work` in a coming shared transaction; resolves with its result once committed. */
-  run<T>(work: WriteWork<R, T>): Promise<T> {
+  /** Runs `work` in a coming shared transaction; resolves with its result once committed. With `oneCall`, a second repository call of the work throws. */
+  run<T>(work: WriteWork<R, T>, oneCall?: OneCall): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const deadline = performance.now() + this.#lockWaitMs;
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline });
+      this.#queue.push({ work, oneCall, resolve: resolve as (value: unknown) => void, reject, deadline });
       if (this.#active) return;
       this.#active = true;
       setImmediate(this.#turn);
@@ -137,7 +139,7 @@ export class WriteBatcher<R extends object> {
     const outcomes: Outcome[] = [];
     const watch = new TurnWatch();
     try {
-      for (const item of batch) outcomes.push(await this.#inSavepoint(item.work, watch));
+      for (const item of batch) outcomes.push(await this.#inSavepoint(item, watch));
       db.exec('COMMIT');
     } catch (thrown) {
       // This turn's BEGIN succeeded, so the transaction is its own to roll back. A closed or broken
@@ -158,13 +160,13 @@ export class WriteBatcher<R extends object> {
     });
   }
 
-  async #inSavepoint(work: WriteWork<R, unknown>, watch: TurnWatch): Promise<Outcome> {
+  async #inSavepoint({ work, oneCall }: Pending<R>, watch: TurnWatch): Promise<Outcome> {
     const db = this.#db;
     db.exec('SAVEPOINT write');
     // Each work gets a view of the repositories of its own, revoked once its turn ends: a work that
     // keeps one and uses it later (after a timer, in a callback) gets an error instead of writing
     // into another's transaction or outside any.
-    const tx = revocableView(this.#tx, () => new TransactionTurnError(USED_AFTER_TURN));
+    const tx = revocableView(this.#tx, () => new TransactionTurnError(USED_AFTER_TURN), oneCall);
     const outcome = await watch.settle(() => work(tx.view));
     tx.revoke();
     if (outcome.ok) db.exec('RELEASE write');

@@ -1,5 +1,5 @@
 import type { Storage } from '../db/storage.ts';
-import { eventJson } from '../events/presenter.ts';
+import type { EventCatalogue } from '../events/catalogue.ts';
 import type { Logger } from '../log/logger.ts';
 import { type AttemptRecord, type ClaimedDelivery, DeliveryStatus } from './model.ts';
 import { nextAttemptDelayMs } from './schedule.ts';
@@ -14,6 +14,8 @@ export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['delivered', 'retrie
 /** What one attempt needs besides its delivery. */
 export interface AttemptDeps {
   storage: Storage;
+  /** How the event is presented: the body is the Event as the feed shows it. */
+  catalogue: EventCatalogue;
   settings: WebhookSettings;
   logger: Logger;
   send: typeof sendWebhook;
@@ -54,7 +56,7 @@ export function outcomeOf(delivery: ClaimedDelivery, result: AttemptResult, at: 
 /** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim. */
 export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<void> {
   const { settings } = deps;
-  const body = eventJson(delivery.event);
+  const body = deps.catalogue.json(delivery.event);
   const headers = attemptHeaders(delivery, body, Date.now());
   const result = await deps.send({ url: new URL(delivery.url), headers, body, timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   const { record, outcome } = outcomeOf(delivery, result, Date.now(), settings.retryScheduleMs);

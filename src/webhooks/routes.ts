@@ -10,10 +10,9 @@ import { checkBodyHeaders, readValidated, validationFailed, type WriteDeps } fro
 import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
 import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
 import type { WebhookUseCases } from './use-cases.ts';
-import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch } from './validate.ts';
+import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch, type WebhookRules } from './validate.ts';
 
 const PATH = '/api/webhooks';
-const ITEM: ItemSpec<Webhook> = { noun: 'webhook', present: presentWebhook };
 const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 // The answers of a create and a rotation carry the secret, which must never be stored for a replay.
@@ -29,8 +28,8 @@ function webhookId(ctx: RequestContext): number {
 }
 
 /** What the routes need besides the use cases: whether private targets are allowed, and whom to tell of due deliveries. */
-export interface WebhookRouteOptions {
-  allowPrivate: boolean;
+export interface WebhookRouteOptions extends WebhookRules {
+  events: WebhookRules['events'] & { nameOf(type: number): string };
   /** Called after a commit that made deliveries due (a manual retry, a webhook enabled again). */
   onDue(): void;
 }
@@ -39,9 +38,9 @@ function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, opti
   return async (ctx) => {
     checkBodyHeaders(ctx.req, ['application/json']);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks');
-    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options.allowPrivate));
+    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options));
     const { webhook, secret } = await writes.storage.singleWrite((tx) => webhooks.create(tx, input));
-    return created(`${PATH}/${webhook.id}`, presentWebhookWithSecret(webhook, secret), entityTag(webhook.version));
+    return created(`${PATH}/${webhook.id}`, presentWebhookWithSecret(webhook, secret, options.events.nameOf), entityTag(webhook.version));
   };
 }
 
@@ -60,7 +59,7 @@ async function rotationBody(ctx: RequestContext, limit: number): Promise<number>
   return result.value;
 }
 
-function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps): Handler {
+function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps, nameOf: (type: number) => string): Handler {
   return async (ctx) => {
     const id = webhookId(ctx);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks/{id}/rotate-secret');
@@ -70,11 +69,11 @@ function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps): Handler {
     if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'No webhook has this id.' });
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
     const { webhook, secret } = outcome.rotated;
-    return { status: 200, body: presentWebhookWithSecret(webhook, secret), headers: { etag: entityTag(webhook.version) } };
+    return { status: 200, body: presentWebhookWithSecret(webhook, secret, nameOf), headers: { etag: entityTag(webhook.version) } };
   };
 }
 
-function deliveriesHandler(webhooks: WebhookUseCases): Handler {
+function deliveriesHandler(webhooks: WebhookUseCases, nameOf: (type: number) => string): Handler {
   return async (ctx) => {
     const id = webhookId(ctx);
     const status = parseEnumFilter(ctx.query, 'status', DELIVERY_STATUSES);
@@ -84,12 +83,12 @@ function deliveriesHandler(webhooks: WebhookUseCases): Handler {
     const page = await webhooks.deliveries({ ...request, webhookId: id, status });
     if (page === undefined) throw new HttpError('not_found', { detail: 'No webhook has this id.' });
     const link = nextLink(`${PATH}/${id}/deliveries`, list, request, page, status === null ? '' : `&status=${status}`);
-    return ok(page.items.map(presentDelivery), link === undefined ? undefined : { link });
+    return ok(page.items.map((delivery) => presentDelivery(delivery, nameOf)), link === undefined ? undefined : { link });
   };
 }
 
 // A retry is safe to repeat as it is (it only makes the delivery due now), so an Idempotency-Key is ignored.
-function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () => void): Handler {
+function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () => void, nameOf: (type: number) => string): Handler {
   return async (ctx) => {
     const id = webhookId(ctx);
     const eventId = ctx.params['eventId'] ?? '';
@@ -97,22 +96,25 @@ function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () =>
     if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'This webhook has no delivery of this event.' });
     if (outcome.kind === 'disabled') throw new HttpError('webhook_disabled');
     onDue();
-    return { status: 202, body: presentDelivery(outcome.delivery) };
+    return { status: 202, body: presentDelivery(outcome.delivery, nameOf) };
   };
 }
 
 /** Registers the webhook endpoints (docs/webhooks.md), each for `admin` callers: thin handlers from HTTP to use cases and back. */
 export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): void {
+  const { nameOf } = options.events;
+  const present = (webhook: Webhook) => presentWebhook(webhook, nameOf);
+  const ITEM: ItemSpec<Webhook> = { noun: 'webhook', present };
   router.add('GET', PATH, Scope.admin, async (ctx) => {
     refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest('webhooks', ctx.query);
     const page = await webhooks.list(request);
     const link = nextLink(PATH, 'webhooks', request, page);
-    return ok(page.items.map(presentWebhook), link === undefined ? undefined : { link });
+    return ok(page.items.map(present), link === undefined ? undefined : { link });
   });
   router.add('POST', PATH, Scope.admin, createWebhookHandler(webhooks, writes, options));
   router.add('GET', `${PATH}/{id}`, Scope.admin, readHandler(ITEM, webhooks.get));
-  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options.allowPrivate), change: webhooks.change, refusals: {} });
+  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options), change: webhooks.change });
   router.add('PATCH', `${PATH}/{id}`, Scope.admin, async (ctx) => {
     const reply = await patch(ctx);
     // Enabled again: its pending deliveries are due now.
@@ -120,7 +122,7 @@ export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCa
     return reply;
   });
   router.add('DELETE', `${PATH}/{id}`, Scope.admin, deleteHandler(writes, { ...ITEM, remove: webhooks.remove }));
-  router.add('POST', `${PATH}/{id}/rotate-secret`, Scope.admin, rotateHandler(webhooks, writes));
-  router.add('GET', `${PATH}/{id}/deliveries`, Scope.admin, deliveriesHandler(webhooks));
-  router.add('POST', `${PATH}/{id}/deliveries/{eventId}/retry`, Scope.admin, retryHandler(webhooks, writes, options.onDue));
+  router.add('POST', `${PATH}/{id}/rotate-secret`, Scope.admin, rotateHandler(webhooks, writes, nameOf));
+  router.add('GET', `${PATH}/{id}/deliveries`, Scope.admin, deliveriesHandler(webhooks, nameOf));
+  router.add('POST', `${PATH}/{id}/deliveries/{eventId}/retry`, Scope.admin, retryHandler(webhooks, writes, options.onDue, nameOf));
 }

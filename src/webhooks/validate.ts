@@ -1,5 +1,5 @@
 import { enumRule, type FieldError, type FieldRule, type Fields, fieldError, integerRule, isJsonObject, validateCreate, validatePatch, type Validated } from '../shared/validation.ts';
-import { EVENT_NAMES, eventTypeNamed } from './event-names.ts';
+import type { EventCatalogue } from '../events/catalogue.ts';
 import { type NewWebhook, WEBHOOK_STATUSES, type WebhookPatch, WebhookStatus } from './model.ts';
 import { checkWebhookUrl } from './targets.ts';
 
@@ -23,8 +23,15 @@ function itemError(field: string, index: number, code: string, detail: string): 
   return { pointer: `/${field}/${index}`, code, detail };
 }
 
+/** What a webhook's body is checked against: whether private targets are allowed, and the event types there are. */
+export interface WebhookRules {
+  allowPrivate: boolean;
+  events: Pick<EventCatalogue, 'names' | 'typeNamed'>;
+}
+
 // Null for every type, or a non-empty list of known names, none twice; an item's error points at it.
-const eventsRule: FieldRule<EventFilter> = (value, field, errors) => {
+const eventsRule = (catalogue: WebhookRules['events']): FieldRule<EventFilter> => (value, field, errors) => {
+  const EVENT_NAMES = catalogue.names;
   if (value === null) return { types: null };
   if (!Array.isArray(value)) {
     errors.push(fieldError(field, 'type', `${field} must be null or an array of event types (${EVENT_NAMES.join(', ')})`));
@@ -33,7 +40,7 @@ const eventsRule: FieldRule<EventFilter> = (value, field, errors) => {
   if (value.length === 0) errors.push(fieldError(field, 'too_short', `${field} must name at least one event type, or be null for all`));
   const types: number[] = [];
   value.forEach((item: unknown, index) => {
-    const type = typeof item === 'string' ? eventTypeNamed(item) : undefined;
+    const type = typeof item === 'string' ? catalogue.typeNamed(item) : undefined;
     if (typeof item !== 'string') errors.push(itemError(field, index, 'type', `${field}/${index} must be a string`));
     else if (type === undefined) errors.push(itemError(field, index, 'invalid_enum', `${field}/${index} must be one of ${EVENT_NAMES.join(', ')}`));
     else if (types.includes(type)) errors.push(itemError(field, index, 'duplicate', `${field}/${index} repeats ${item}`));
@@ -56,17 +63,17 @@ function urlRule(allowPrivate: boolean): FieldRule<string> {
   };
 }
 
-function fieldsOf(allowPrivate: boolean): Fields<Body> {
+function fieldsOf(rules: WebhookRules): Fields<Body> {
   return {
-    url: { rule: urlRule(allowPrivate), required: true },
-    events: { rule: eventsRule, required: false },
+    url: { rule: urlRule(rules.allowPrivate), required: true },
+    events: { rule: eventsRule(rules.events), required: false },
     status: { rule: enumRule(WEBHOOK_STATUSES), required: false },
   };
 }
 
 /** Checks a create-webhook body, reporting every field error at once. */
-export function validateNewWebhook(body: unknown, allowPrivate: boolean): Validated<NewWebhook> {
-  const result = validateCreate(body, fieldsOf(allowPrivate));
+export function validateNewWebhook(body: unknown, rules: WebhookRules): Validated<NewWebhook> {
+  const result = validateCreate(body, fieldsOf(rules));
   if (!result.ok) return result;
   const { url, events, status } = result.value;
   return { ok: true, value: { url, eventTypes: events?.types ?? null, status: status ?? WebhookStatus.enabled } };
@@ -76,10 +83,10 @@ export function validateNewWebhook(body: unknown, allowPrivate: boolean): Valida
  * Checks a merge patch of a webhook: `"events": null` removes the filter (the one null a patch may
  * carry); any other null is a type error, as for every resource.
  */
-export function validateWebhookPatch(body: unknown, allowPrivate: boolean): Validated<WebhookPatch> {
+export function validateWebhookPatch(body: unknown, rules: WebhookRules): Validated<WebhookPatch> {
   const clearsFilter = isJsonObject(body) && Object.hasOwn(body, 'events') && body['events'] === null;
   const rest = clearsFilter ? Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'events')) : body;
-  const result = validatePatch(rest, fieldsOf(allowPrivate));
+  const result = validatePatch(rest, fieldsOf(rules));
   if (!result.ok) return result;
   const { url, events, status } = result.value;
   const patch: WebhookPatch = {};

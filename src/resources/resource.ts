@@ -1,0 +1,110 @@
+import type { Versioned } from '../shared/changes.ts';
+import type { ColumnType, Field, ScalarField } from './fields.ts';
+
+/** A resource's fields, in the order of its representation (after `id`, before the times). */
+export type FieldTable = Readonly<Record<string, Field<unknown>>>;
+
+type ValueOf<F> = F extends Field<infer T> ? T : never;
+
+/** The values of a table's fields, by name. */
+export type Values<F extends FieldTable> = { -readonly [K in keyof F]: ValueOf<F[K]> };
+
+/** A stored resource: its fields, its id, its times and its version (the ETag is made from it). */
+export type Stored<F extends FieldTable = FieldTable> = Versioned & { createdAt: string } & Values<F>;
+
+/** What a refused change answers: a stable code of its own, a status and a detail for people. */
+export interface Refusal {
+  readonly code: string;
+  readonly status: number;
+  readonly detail: string;
+}
+
+/** A business rule on the result of a change, which no validator can express because it depends on what is stored. */
+export interface ChangeRule<S> {
+  readonly refusal: Refusal;
+  /** Said in the documentation of the patch. */
+  readonly says: string;
+  breaks(current: S, next: S): boolean;
+}
+
+/** The stored numbers of a resource's event types (never reused, never changed: they are in every stored event). */
+export interface EventNumbers {
+  readonly created: number;
+  readonly updated: number;
+  readonly deleted: number;
+}
+
+/** What a resource's folder writes: everything else about it is derived (docs/extending.md). */
+export interface ResourceSpec<F extends FieldTable> {
+  /** The plural, lower case: its path (`/api/products`), its table, its tag. */
+  readonly plural: string;
+  /** The singular, lower case: its event types (`product.created`), its details ("No product has this id"). */
+  readonly singular: string;
+  /** One line for its tag in the OpenAPI document. */
+  readonly summary: string;
+  readonly fields: F;
+  readonly events: EventNumbers;
+  readonly rules?: readonly ChangeRule<Stored<F>>[];
+  /** The id of its examples. */
+  readonly exampleId: number;
+}
+
+/** One column of a resource's table, and where its value is in the stored resource. */
+export interface Column {
+  readonly name: string;
+  readonly type: ColumnType | 'id' | 'time' | 'version';
+  /** The field it holds (`price`), and the member of an object field (`amount`). */
+  readonly field: string;
+  readonly member?: string;
+}
+
+/** A described resource: its spec, and what is derived from it once. */
+export interface Resource<F extends FieldTable = FieldTable> extends ResourceSpec<F> {
+  readonly path: string;
+  /** Its schema's name: `Product`. */
+  readonly title: string;
+  /** Its table's columns in row order: `id`, the fields' columns, `created_at`, `updated_at`, `version`. */
+  readonly columns: readonly Column[];
+  readonly rules: readonly ChangeRule<Stored<F>>[];
+  /** The fields a list may be filtered by (integer enums), by name. */
+  readonly filters: readonly string[];
+}
+
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+function fieldColumns(name: string, field: Field<unknown>): Column[] {
+  const scalarColumn = (scalarField: ScalarField<unknown>, fallback: string, member?: string): Column => ({
+    name: scalarField.column ?? fallback,
+    type: scalarField.type,
+    field: name,
+    ...(member === undefined ? {} : { member }),
+  });
+  if (field.kind === 'scalar') return [scalarColumn(field, snakeCase(name))];
+  return Object.entries(field.members).map(([member, memberField]) => scalarColumn(memberField, `${snakeCase(name)}_${snakeCase(member)}`, member));
+}
+
+const LOWER = /^[a-z][a-z0-9_]*$/;
+
+/** Describes a resource: checks its spec and derives its path, title, columns and filters. */
+export function describeResource<const F extends FieldTable>(spec: ResourceSpec<F>): Resource<F> {
+  if (!LOWER.test(spec.plural) || !LOWER.test(spec.singular)) throw new Error(`a resource's names are lower case: ${spec.plural}, ${spec.singular}`);
+  const columns: Column[] = [{ name: 'id', type: 'id', field: 'id' }];
+  for (const [name, field] of Object.entries(spec.fields)) columns.push(...fieldColumns(name, field));
+  columns.push({ name: 'created_at', type: 'time', field: 'createdAt' }, { name: 'updated_at', type: 'time', field: 'updatedAt' }, { name: 'version', type: 'version', field: 'version' });
+  const names = columns.map((column) => column.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new Error(`${spec.plural}: the column ${twice} is named twice`);
+  const numbers = Object.values(spec.events);
+  if (new Set(numbers).size !== 3 || numbers.some((number) => !Number.isInteger(number) || number < 1 || number > 62)) {
+    throw new Error(`${spec.plural}: its three event types need three different numbers from 1 to 62`);
+  }
+  const filters = Object.entries(spec.fields).filter(([, field]) => field.kind === 'scalar' && field.choices !== undefined).map(([name]) => name);
+  return {
+    ...spec,
+    path: `/api/${spec.plural}`,
+    title: spec.singular.replace(/(^|_)([a-z])/g, (_, _underscore: string, letter: string) => letter.toUpperCase()),
+    columns,
+    rules: spec.rules ?? [],
+    filters,
+  };
+}

@@ -1,3 +1,5 @@
+import { MAX_EVENT_TYPE } from '../resources/resource.ts';
+
 /**
  * An event type: an integer in storage (each resource numbers its own in its description), a name on
  * the wire (`product.created`, docs/events.md); src/events/catalogue.ts knows them all.
@@ -29,12 +31,22 @@ export type EventRead =
 /** The default SVC_EVENTS_RETENTION in milliseconds: 168h, a week. */
 export const DEFAULT_EVENT_RETENTION_MS = 168 * 3_600_000;
 
-/** The type mask of every type: all bits set (bit n for type n), so a type added later is in the unfiltered feed. */
+/** The type mask of every type: all bits set, so a type added later is in the unfiltered feed. */
 export const ALL_TYPES_MASK = -1;
 
-/** The bit mask of a set of event types (bit n for type n, n in 1..62), the form the feeds' statements take; null: every type. */
-export function typeMask(types: readonly EventType[] | null): number | bigint {
-  if (types === null) return ALL_TYPES_MASK;
-  const mask = types.reduce((bits, type) => bits | (1n << BigInt(type)), 0n);
-  return mask <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(mask) : mask;
+/** The bit mask of a set of event types (bit n for type n, n in 1..52): the form the feeds' statements and a webhook's filter take. */
+export function bitsOf(types: readonly EventType[]): number {
+  return [...new Set(types)].reduce((mask, type) => mask + 2 ** type, 0);
+}
+
+/** The bit mask of the feeds' statements; null (every type) is every bit. */
+export function typeMask(types: readonly EventType[] | null): number {
+  return types === null ? ALL_TYPES_MASK : bitsOf(types);
+}
+
+/** The types of a mask made by bitsOf, lowest first. */
+export function typesOfBits(mask: number): EventType[] {
+  const types: EventType[] = [];
+  for (let type = 1; type <= MAX_EVENT_TYPE; type++) if (Math.floor(mask / 2 ** type) % 2 === 1) types.push(type);
+  return types;
 }

@@ -75,7 +75,7 @@ export function createPostgresEventRepository(db: SqlRunner, retentionMs: number
         if (refusal !== null) return refusal;
         place = parsed;
       }
-      const rows = await db.rows(PAGE, [place.tx, place.seq, since, String(typeMask(types)), limit]);
+      const rows = await db.rows(PAGE, [place.tx, place.seq, since, typeMask(types), limit]);
       return { kind: 'events', events: rows.map(eventFromRow) };
     },
     async head() {

@@ -37,6 +37,8 @@ export interface ScalarField<T> extends FieldBase<T> {
   readonly type: ColumnType;
   /** An integer enum's values: a list may be filtered by it (`?status=2`). */
   readonly choices: readonly number[] | undefined;
+  /** An integer enum's values by name (`{ active: 1, archived: 2 }`). */
+  readonly named: Readonly<Record<string, number>> | undefined;
 }
 
 /** A field whose value is an object of scalars, each member in a column of its own. */
@@ -62,7 +64,7 @@ interface Scalar<T> {
   schema: JsonSchema;
   refused: readonly Refused[];
   components?: Readonly<Record<string, JsonSchema>>;
-  choices?: readonly number[];
+  named?: Readonly<Record<string, number>>;
 }
 
 function scalar<T>(kind: Scalar<T>, options: Options<T>, required: boolean, fallback: T | undefined): ScalarField<T> {
@@ -80,7 +82,8 @@ function scalar<T>(kind: Scalar<T>, options: Options<T>, required: boolean, fall
     refused: kind.refused,
     column: options.column,
     type: kind.type,
-    choices: kind.choices,
+    choices: kind.named === undefined ? undefined : Object.values(kind.named),
+    named: kind.named,
   };
 }
 
@@ -117,7 +120,7 @@ export function choiceField<const E extends Readonly<Record<string, number>>>(
   const said = Object.entries(options.values).map(([label, value]) => `${value} = ${label}`).join(', ');
   const named = { type: 'integer', description: `${options.name}: ${said}.`, oneOf: Object.entries(options.values).map(([label, value]) => ({ const: value, title: label })) };
   const refused = [{ value: String(values[0]), code: 'type' }, { value: Math.max(...values) + 1, code: 'invalid_enum' }];
-  const kind = { rule: enumRule(values), type: 'smallint' as const, schema: { $ref: `#/components/schemas/${options.name}` }, refused, components: { [options.name]: named }, choices: values };
+  const kind = { rule: enumRule(values), type: 'smallint' as const, schema: { $ref: `#/components/schemas/${options.name}` }, refused, components: { [options.name]: named }, named: options.values };
   const description = options.description ?? (options.default === undefined ? undefined : `Optional; ${options.default} when omitted. Always present in the representation.`);
   return scalar(kind, description === undefined ? options : { ...options, description }, options.default === undefined, options.default);
 }

@@ -27,6 +27,9 @@ export interface ChangeRule<S> {
   breaks(current: S, next: S): boolean;
 }
 
+/** The highest number an event type may have: its bit in a type mask stays below 2^53, exact in a JavaScript number. */
+export const MAX_EVENT_TYPE = 52;
+
 /** The stored numbers of a resource's event types (never reused, never changed: they are in every stored event). */
 export interface EventNumbers {
   readonly created: number;
@@ -95,8 +98,8 @@ export function describeResource<const F extends FieldTable>(spec: ResourceSpec<
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice !== undefined) throw new Error(`${spec.plural}: the column ${twice} is named twice`);
   const numbers = Object.values(spec.events);
-  if (new Set(numbers).size !== 3 || numbers.some((number) => !Number.isInteger(number) || number < 1 || number > 62)) {
-    throw new Error(`${spec.plural}: its three event types need three different numbers from 1 to 62`);
+  if (new Set(numbers).size !== 3 || numbers.some((number) => !Number.isInteger(number) || number < 1 || number > MAX_EVENT_TYPE)) {
+    throw new Error(`${spec.plural}: its three event types need three different numbers from 1 to ${MAX_EVENT_TYPE}`);
   }
   const filters = Object.entries(spec.fields).filter(([, field]) => field.kind === 'scalar' && field.choices !== undefined).map(([name]) => name);
   return {

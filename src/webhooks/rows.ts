@@ -1,4 +1,4 @@
-import type { EventType, StoredEvent } from '../events/model.ts';
+import { bitsOf, type EventType, type StoredEvent, typesOfBits } from '../events/model.ts';
 import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type Webhook, type WebhookStatus } from './model.ts';
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
@@ -16,16 +16,12 @@ export const DELIVERY_COLUMNS = [
  * trigger tests a type with one shift on either engine; null takes every type.
  */
 export function eventMaskOf(types: readonly number[] | null): number | null {
-  if (types === null) return null;
-  return types.reduce((mask, type) => mask | (1 << type), 0);
+  return types === null ? null : bitsOf(types);
 }
 
 /** The type numbers of a mask, lowest first; null for every type. */
 export function eventTypesOf(mask: number | null): number[] | null {
-  if (mask === null) return null;
-  const types: number[] = [];
-  for (let type = 1; type < 31; type++) if ((mask >> type) & 1) types.push(type);
-  return types;
+  return mask === null ? null : typesOfBits(mask);
 }
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));

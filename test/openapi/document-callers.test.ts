@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { Scope } from '../../src/callers/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildOpenApiDocument, openApiOptionsFor } from '../../src/openapi/document.ts';
+import { RESOURCES } from '../support/resources.ts';
 import { documentOf, MODES, type Mode, routesFor } from './documents.ts';
 import { operationsOf, responseOf } from './operations.ts';
 
@@ -114,10 +115,10 @@ test('a key can be revoked, a token cannot: each document names the refusals its
 test('a route documents itself: its access, whatever it is, is the scope the document states', () => {
   const env = MODES.keys;
   const routes = routesFor(env).map((route) => (route.method === 'GET' && route.pattern === '/api/workspaces' ? { ...route, access: Scope.admin } : route));
-  const document = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes));
+  const document = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes, RESOURCES));
   const list = operationsOf(document).find((op) => op.key === 'GET /api/workspaces')?.operation ?? {};
   assert.deepEqual(list['security'], [{ apiKey: ['admin'] }]);
   assert.ok(responseOf(list, 403) !== undefined, 'a read key can now lack its scope');
-  const unserved = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes.filter((route) => route.method !== 'DELETE')));
+  const unserved = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes.filter((route) => route.method !== 'DELETE'), RESOURCES));
   assert.ok(!operationsOf(unserved).some((op) => op.key.startsWith('DELETE ')), 'an operation whose route is not served is not documented');
 });

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateNewProduct } from '../../src/products/validate.ts';
+import { products } from '../../src/products/resource.ts';
+import { validatorsOf } from '../../src/resources/validate.ts';
+
+const { validateNew: validateNewProduct } = validatorsOf(products);
 
 type Result = ReturnType<typeof validateNewProduct>;
 

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
+import { workspaces } from '../../src/workspaces/resource.ts';
+import { validatorsOf } from '../../src/resources/validate.ts';
+
+const { validateNew: validateNewWorkspace } = validatorsOf(workspaces);
 
 // The name rules themselves are covered for both resources in validate-name.test.ts.
 const validate = (json: string): ReturnType<typeof validateNewWorkspace> => validateNewWorkspace(JSON.parse(json));

@@ -1,7 +1,7 @@
 -- Event types are numbered by each resource's description (src/<plural>/resource.ts), so a resource
 -- added later brings types 7, 8, 9… without a migration of its own: `type` takes any number from 1
--- to 52 (the bit of a type mask stays exact in a JavaScript number), not only products' and
--- workspaces' 1..6. SQLite changes a CHECK only by making the table anew, so this does it once:
+-- to 52 (the bit of a type mask stays exact in a JavaScript number), not only the 1..6 of the first
+-- two resources. SQLite changes a CHECK only by making the table anew, so this does it once:
 -- * the rows keep their positions, and the AUTOINCREMENT sequence keeps its high mark (retention may
 --   have deleted the newest events: the next event must never take a position already issued);
 -- * dropping the table drops the webhooks' fan-out trigger, which is made again as 005 made it.

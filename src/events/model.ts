@@ -2,7 +2,7 @@ import { MAX_EVENT_TYPE } from '../resources/resource.ts';
 
 /**
  * An event type: an integer in storage (each resource numbers its own in its description), a name on
- * the wire (`product.created`, docs/events.md); src/events/catalogue.ts knows them all.
+ * the wire (`order.created`, docs/events.md); src/events/catalogue.ts knows them all.
  */
 export type EventType = number;
 

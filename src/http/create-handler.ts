@@ -5,7 +5,7 @@ import { parseIdempotencyKey } from './idempotency-key.ts';
 import type { Handler, Reply } from './reply.ts';
 import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.ts';
 
-// POST bodies are plain JSON (docs/api.md, POST /api/products).
+// POST bodies are plain JSON (docs/api.md, Requests that create).
 const CREATE_TYPES = ['application/json'];
 
 /** One create endpoint: its validator and the write it makes. */

@@ -11,7 +11,7 @@ const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
 
 /** What a resource's item handlers share: its name for details, and its presenter. */
 export interface ItemSpec<T extends Versioned> {
-  /** `product`, as in "No product has this id." */
+  /** `order`, as in "No order has this id." */
   noun: string;
   present(resource: T): object;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
-import { eventHeaders, eventParameters, eventSchemas } from './event-paths.ts';
+import { eventHeaders, eventParameters, eventSchemas, eventTypeNames } from './event-paths.ts';
 import { headerComponents, parameterComponents } from './headers.ts';
 import { keySchemas } from './key-schemas.ts';
 import { webhookDeliveries } from './webhook-paths.ts';
@@ -64,7 +64,7 @@ function errorCatalogue(resources: readonly Resource[]): string {
   return ['| status | code | where | detail |', '|---|---|---|---|', ...lines].join('\n');
 }
 
-// "products and workspaces", as many as are served.
+// "orders, invoices and refunds", as many as are served.
 function listed(words: readonly string[]): string {
   return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
@@ -82,7 +82,7 @@ function description(options: OpenApiOptions): string {
       'a known path with another method is 405 `method_not_allowed` with an `Allow` header listing the methods ' +
       `(for example \`Allow: GET, HEAD\` and \`${notAllowed}\`); a request node:http cannot parse, ` +
       'or that arrives too slowly, is answered with a problem document too (400, 408, 414, 431) and the connection closed. ' +
-      'A request target in absolute form (`GET http://host/api/products HTTP/1.1`) is served like its path; another scheme than ' +
+      'A request target in absolute form (`GET http://host/api/ping HTTP/1.1`) is served like its path; another scheme than ' +
       'http or https, user information in it, or `*` with any method but OPTIONS is 400 `bad_request`; `OPTIONS *` is 204 with ' +
       'an `Allow` header listing every method served.',
     '',
@@ -123,7 +123,7 @@ function components(options: OpenApiOptions): JsonObject {
       ...schemaComponents(keys, servesWebhooks(options), ownCodes),
       ...(keys ? keySchemas() : {}),
       ...eventSchemas(resources),
-      ...(servesWebhooks(options) ? webhookSchemas() : {}),
+      ...(servesWebhooks(options) ? webhookSchemas(eventTypeNames(resources)[0] ?? '') : {}),
     },
     parameters: { ...parameterComponents(keys), ...Object.assign({}, ...resources.map(filterParameters)), ...eventParameters(resources) },
     headers: { ...headerComponents(options, keys), ...eventHeaders() },

@@ -40,7 +40,7 @@ export function resourceSchemas(resource: Resource): JsonObject {
   };
 }
 
-/** The name of the query parameter that filters `resource`'s list by `field` (`ProductStatusFilter`). */
+/** The name of the query parameter that filters `resource`'s list by `field` (`OrderStatusFilter`). */
 export function filterParameterName(resource: Resource, field: string): string {
   return `${resource.title}${field[0]?.toUpperCase()}${field.slice(1)}Filter`;
 }

@@ -5,7 +5,7 @@ import { MAX_NAME_LENGTH } from '../shared/validation.ts';
 /** A JSON object of the OpenAPI document. */
 export type JsonObject = { [key: string]: unknown };
 
-/** A `$ref` to a component of the document, e.g. `ref('schemas', 'Product')`. */
+/** A `$ref` to a component of the document, e.g. `ref('schemas', 'Problem')`. */
 export function ref(kind: string, name: string): JsonObject {
   return { $ref: `#/components/${kind}/${name}` };
 }

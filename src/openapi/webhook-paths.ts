@@ -5,7 +5,10 @@ import { everyResponseHeaders } from './headers.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { OperationPlace } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
-import { WEBHOOK_EXAMPLES } from './webhook-schemas.ts';
+import { webhookExamples } from './webhook-schemas.ts';
+
+// The examples of a document: of a webhook that takes the first event type served.
+const examplesOf = (options: OpenApiOptions) => webhookExamples(eventTypeNames(options.resources)[0] ?? '');
 
 const PATH = '/api/webhooks';
 const ITEM = `${PATH}/{id}`;
@@ -25,7 +28,7 @@ function list(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'listWebhooks', summary: 'List webhooks, newest first', tags: ['webhooks'],
     description: 'Never a secret. Keyset paging: follow the `Link` header with `rel="next"` until it is absent.',
     parameters: [ref('parameters', 'Limit'), ref('parameters', 'Cursor')],
-    responses: { '200': { description: 'A page of webhooks.', headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') }, content: jsonContent({ type: 'array', items: webhook }, [WEBHOOK_EXAMPLES.webhook]) } },
+    responses: { '200': { description: 'A page of webhooks.', headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') }, content: jsonContent({ type: 'array', items: webhook }, [examplesOf(options).webhook]) } },
   });
 }
 
@@ -37,7 +40,7 @@ function create(options: OpenApiOptions, access: Access): JsonObject {
       'of the types it takes is POSTed to `url`, signed (see the top-level `webhooks`). Takes no `Idempotency-Key` (any is 400 ' +
       '`invalid_header`): the answer carries the secret, which is never stored for a replay.',
     requestBody: { required: true, description: BODY_RULES, content: { 'application/json': { schema: ref('schemas', 'NewWebhook') } } },
-    responses: { '201': { description: 'The webhook, and this once its secret.', headers: { ...taggedHeaders(), Location: ref('headers', 'Location') }, content: jsonContent(withSecret, WEBHOOK_EXAMPLES.withSecret) } },
+    responses: { '201': { description: 'The webhook, and this once its secret.', headers: { ...taggedHeaders(), Location: ref('headers', 'Location') }, content: jsonContent(withSecret, examplesOf(options).withSecret) } },
   });
 }
 
@@ -46,7 +49,7 @@ function read(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'getWebhook', summary: 'Get a webhook by id', tags: ['webhooks'], parameters: PRECONDITIONS,
     description: 'Never its secret. With the `ETag` in `If-None-Match`, 304 and no body while it is unchanged.',
     responses: {
-      '200': { description: 'The webhook.', headers: taggedHeaders(), content: jsonContent(webhook, WEBHOOK_EXAMPLES.webhook) },
+      '200': { description: 'The webhook.', headers: taggedHeaders(), content: jsonContent(webhook, examplesOf(options).webhook) },
       '304': { description: "Not Modified: `If-None-Match` matches the webhook's current entity tag. No body.", headers: taggedHeaders() },
     },
   });
@@ -63,7 +66,7 @@ function change(options: OpenApiOptions, access: Access): JsonObject {
       description: 'Sent as `application/merge-patch+json` or `application/json`; the rest as on a create.',
       content: { 'application/merge-patch+json': { schema: ref('schemas', 'WebhookPatch') }, 'application/json': { schema: ref('schemas', 'WebhookPatch') } },
     },
-    responses: { '200': { description: 'The webhook as it now is.', headers: taggedHeaders(), content: jsonContent(webhook, WEBHOOK_EXAMPLES.webhook) } },
+    responses: { '200': { description: 'The webhook as it now is.', headers: taggedHeaders(), content: jsonContent(webhook, examplesOf(options).webhook) } },
   });
 }
 
@@ -82,7 +85,7 @@ function rotate(options: OpenApiOptions, access: Access): JsonObject {
       'The answer carries the new secret, in this answer only. While the previous one is kept (`keepCurrentForSeconds`), every ' +
       'delivery is signed with both (two `v1,` signatures), so receivers can switch at their own pace. Takes no `Idempotency-Key`.',
     requestBody: { required: false, description: `Optional. ${BODY_RULES}`, content: { 'application/json': { schema: ref('schemas', 'SecretRotation') } } },
-    responses: { '200': { description: 'The webhook and its new secret.', headers: taggedHeaders(), content: jsonContent(withSecret, WEBHOOK_EXAMPLES.withSecret) } },
+    responses: { '200': { description: 'The webhook and its new secret.', headers: taggedHeaders(), content: jsonContent(withSecret, examplesOf(options).withSecret) } },
   });
 }
 
@@ -98,7 +101,7 @@ function deliveries(options: OpenApiOptions, access: Access): JsonObject {
       '200': {
         description: 'A page of deliveries.',
         headers: { ...everyResponseHeaders(), Link: ref('headers', 'DeliveriesLink') },
-        content: jsonContent({ type: 'array', items: ref('schemas', 'Delivery') }, [WEBHOOK_EXAMPLES.delivery]),
+        content: jsonContent({ type: 'array', items: ref('schemas', 'Delivery') }, [examplesOf(options).delivery]),
       },
     },
   });
@@ -110,7 +113,7 @@ function retry(options: OpenApiOptions, access: Access): JsonObject {
     description:
       'Makes the delivery pending and attempts it at once, with the same `webhook-id`; its retry schedule starts again. ' +
       'Safe to repeat. 409 `webhook_disabled` while the webhook is disabled (enable it first).',
-    responses: { '202': { description: 'The delivery, now pending.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Delivery'), { ...WEBHOOK_EXAMPLES.delivery, nextAttemptAt: WEBHOOK_EXAMPLES.delivery.lastAttemptAt }) } },
+    responses: { '202': { description: 'The delivery, now pending.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Delivery'), { ...examplesOf(options).delivery, nextAttemptAt: examplesOf(options).delivery.lastAttemptAt }) } },
   });
 }
 

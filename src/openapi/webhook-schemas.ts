@@ -4,16 +4,18 @@ import { DEFAULT_KEEP_CURRENT_SECONDS, MAX_KEEP_CURRENT_SECONDS } from '../webho
 import { closedObject, createdAt, EXAMPLE_TIME, type JsonObject, ref } from './schemas.ts';
 
 const at = EXAMPLE_TIME;
-const webhook = { id: 4, url: 'https://hooks.example.com/svc', events: ['product.created'], status: WebhookStatus.enabled, createdAt: at, updatedAt: at };
 // A secret of the right shape whose bytes spell EXAMPLE: recognisable, and no real webhook's.
 const exampleSecret = `whsec_${Buffer.from('EXAMPLE-EXAMPLE-EXAMPLE-EXAMPLE!').toString('base64')}`;
-const delivery = {
-  eventId: '1042', eventType: 'product.created', status: DeliveryStatus.pending, attempts: 2,
-  lastAttemptAt: '2026-11-22T09:30:05.120Z', lastResponseStatus: 500, nextAttemptAt: '2026-11-22T09:35:05.120Z',
-};
 
-/** Examples of the webhook endpoints and deliveries. */
-export const WEBHOOK_EXAMPLES = { webhook, withSecret: { ...webhook, secret: exampleSecret }, delivery } as const;
+/** Examples of the webhook endpoints and deliveries, of a webhook that takes `eventType` (the first event type served). */
+export function webhookExamples(eventType: string) {
+  const webhook = { id: 4, url: 'https://hooks.example.com/svc', events: [eventType], status: WebhookStatus.enabled, createdAt: at, updatedAt: at };
+  const delivery = {
+    eventId: '1042', eventType, status: DeliveryStatus.pending, attempts: 2,
+    lastAttemptAt: '2026-11-22T09:30:05.120Z', lastResponseStatus: 500, nextAttemptAt: '2026-11-22T09:35:05.120Z',
+  };
+  return { webhook, withSecret: { ...webhook, secret: exampleSecret }, delivery } as const;
+}
 
 const WEBHOOK_MEMBERS = ['id', 'url', 'events', 'status', 'createdAt', 'updatedAt'];
 const DELIVERY_MEMBERS = ['eventId', 'eventType', 'status', 'attempts', 'lastAttemptAt', 'lastResponseStatus', 'nextAttemptAt'];
@@ -57,7 +59,9 @@ function webhookMembers(): JsonObject {
 }
 
 /** `components.schemas` of the webhook endpoints and their deliveries. */
-export function webhookSchemas(): JsonObject {
+export function webhookSchemas(eventType: string): JsonObject {
+  const WEBHOOK_EXAMPLES = webhookExamples(eventType);
+  const { webhook } = WEBHOOK_EXAMPLES;
   return {
     WebhookStatus: integerEnum('WebhookStatus: 1 = enabled, 2 = disabled (by a PATCH, or by a receiver that answered 410).', WebhookStatus),
     DeliveryStatus: integerEnum('DeliveryStatus: 1 = pending, 2 = delivered, 3 = failed.', DeliveryStatus),
@@ -87,6 +91,6 @@ export function webhookSchemas(): JsonObject {
       lastAttemptAt: instantOrNull('When the last attempt was made, or null: none yet.'),
       lastResponseStatus: { type: ['integer', 'null'], minimum: 100, maximum: 599, description: "The receiver's status at the last attempt, or null: none yet, or no answer." },
       nextAttemptAt: instantOrNull('When the next attempt is planned, or null: nothing is (delivered, failed, or its webhook disabled).'),
-    }, { description: 'One event sent to one webhook.', examples: [delivery] }),
+    }, { description: 'One event sent to one webhook.', examples: [WEBHOOK_EXAMPLES.delivery] }),
   };
 }

@@ -111,7 +111,7 @@ export function integerField(options: Options<number> & { min: number; max: numb
 
 /**
  * An integer enum (`{ active: 1, archived: 2 }`): integers on the wire and in storage, each named in
- * the schema `name` (`ProductStatus`). With `default`, a create may leave it out.
+ * the schema `name` (`OrderStatus`). With `default`, a create may leave it out.
  */
 export function choiceField<const E extends Readonly<Record<string, number>>>(
   options: Options<E[keyof E]> & { name: string; values: E; default?: E[keyof E] },

@@ -39,9 +39,9 @@ export interface EventNumbers {
 
 /** What a resource's folder writes: everything else about it is derived (docs/extending.md). */
 export interface ResourceSpec<F extends FieldTable> {
-  /** The plural, lower case: its path (`/api/products`), its table, its tag. */
+  /** The plural, lower case: its path (`/api/orders`), its table, its tag. */
   readonly plural: string;
-  /** The singular, lower case: its event types (`product.created`), its details ("No product has this id"). */
+  /** The singular, lower case: its event types (`order.created`), its details ("No order has this id"). */
   readonly singular: string;
   /** One line for its tag in the OpenAPI document. */
   readonly summary: string;
@@ -64,7 +64,7 @@ export interface Column {
 /** A described resource: its spec, and what is derived from it once. */
 export interface Resource<F extends FieldTable = FieldTable> extends ResourceSpec<F> {
   readonly path: string;
-  /** Its schema's name: `Product`. */
+  /** Its schema's name: `Order`. */
   readonly title: string;
   /** Its table's columns in row order: `id`, the fields' columns, `created_at`, `updated_at`, `version`. */
   readonly columns: readonly Column[];

@@ -131,10 +131,10 @@ export function objectRules<T>(members: Fields<T>): { rule: FieldRule<T>; patchR
   return { rule: rule(CREATE) as FieldRule<T>, patchRule: rule(PATCH) };
 }
 
-// C0 controls, DEL and C1 controls (docs/api.md, POST /api/products), and lone surrogates: UTF-8 cannot carry
+// C0 controls, DEL and C1 controls (docs/api.md, Requests that create), and lone surrogates: UTF-8 cannot carry
 // them, so SQLite would store U+FFFD and a later read would differ from the 201's body.
 const INVALID_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
-/** The longest name accepted, in code points after trimming (docs/api.md, POST /api/products). */
+/** The longest name accepted, in code points after trimming (docs/api.md, Requests that create). */
 export const MAX_NAME_LENGTH = 200;
 
 /** Whether a text has control characters (C0, DEL, C1) or lone surrogates, which no text field takes. */

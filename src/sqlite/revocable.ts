@@ -14,7 +14,7 @@ export interface OneCall {
 /**
  * A view of `target` (an object of repositories, or one repository) whose members, at any depth,
  * read through to `target` until `revoke()`; then each use throws `revokedError()`. A method taken
- * off the view before (`const { insert } = tx.resources.products`) is checked on every call too.
+ * off the view before (`const { insert } = tx.resources.orders`) is checked on every call too.
  * With `oneCall`, the second method call through the view throws before it runs.
  */
 export function revocableView<T extends object>(target: T, revokedError: () => Error, oneCall?: OneCall): Revocable<T> {

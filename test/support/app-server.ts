@@ -4,6 +4,7 @@ import { type App, type AppOptions, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, type Database } from '../../src/db/engine.ts';
 import { capturingLogger } from './server.ts';
+import { GADGETS, makeGadgetsTable } from './resources.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 /** An app built with createApp on a database the test holds, so the test can break it. */
@@ -28,8 +29,9 @@ export interface AppServer {
  * Serves createApp over a plain node:http server on port 0 with a fresh migrated database of the
  * run's engine; `options` may bring an embedding program's own credential check.
  */
-export async function startAppServer(env: Record<string, string> = {}, options: Pick<AppOptions, 'credentials'> = {}): Promise<AppServer> {
+export async function startAppServer(env: Record<string, string> = {}, options: Pick<AppOptions, 'credentials' | 'resources'> = {}): Promise<AppServer> {
   const database = await createTestDatabase();
+  if (options.resources?.includes(GADGETS) === true) await makeGadgetsTable(database);
   const db = database.open();
   const config = loadConfig({ ...database.env, ...env });
   const logs: Record<string, unknown>[] = [];

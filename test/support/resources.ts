@@ -37,6 +37,11 @@ export const GADGETS_TABLE = {
     'CREATE INDEX gadgets_finish_id ON gadgets (finish, id)',
 } as const;
 
+/** Makes the gadgets' table in a test database of either engine, as its migration would (the server then serves them). */
+export async function makeGadgetsTable(database: { engine: 'sqlite' | 'postgres'; sql(statement: string): Promise<unknown> }): Promise<void> {
+  for (const statement of GADGETS_TABLE[database.engine].split('; ')) await database.sql(statement);
+}
+
 /** The service's resources and the throwaway one. */
 export const ALL_RESOURCES: readonly Resource[] = [...RESOURCES, GADGETS];
 

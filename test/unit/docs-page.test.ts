@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RESOURCES } from '../support/resources.ts';
 import { markdown } from '../../src/docs-page/markdown.ts';
 import { buildDocsPage } from '../../src/docs-page/page.ts';
 import { documentOf } from '../openapi/documents.ts';
@@ -37,11 +38,15 @@ test('every operation of the document shows each of its statuses, error codes an
       }
     }
   }
-  // An example of each kind: a request body, a success, a field error.
-  const create = sectionOf(html, 'createProduct');
-  assert.ok(create.includes('&#34;priceInCents&#34;: 1999'));
-  assert.ok(create.includes('priceInCents must be at least 0'));
-  assert.ok(sectionOf(html, 'listProducts').includes('limit must be an integer from 1 to 200'));
+  // An example of each kind, for every resource: a request body, a success, a field error.
+  for (const resource of RESOURCES) {
+    const create = sectionOf(html, `create${resource.title}`);
+    const [field, spec] = Object.entries(resource.fields)[0] ?? [];
+    assert.ok(field !== undefined && spec !== undefined);
+    assert.ok(create.includes(`&#34;${field}&#34;: ${JSON.stringify(spec.example).replaceAll('"', '&#34;')}`), `${resource.plural}: the example body`);
+    assert.ok(create.includes(`${field} is required`), `${resource.plural}: a field error`);
+    assert.ok(sectionOf(html, `list${resource.plural[0]?.toUpperCase()}${resource.plural.slice(1)}`).includes('limit must be an integer from 1 to 200'));
+  }
 });
 
 test('text from the document never becomes markup: one script, whatever a description or example says', () => {

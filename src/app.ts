@@ -34,7 +34,7 @@ import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
-import { RESOURCES } from './registry.ts';
+import { RESOURCES, VERSIONS } from './registry.ts';
 import { repositoryOf } from './resources/repository.ts';
 import type { Resource } from './resources/resource.ts';
 import { addResourceRoutes } from './resources/routes.ts';
@@ -43,6 +43,10 @@ import { createTokenCheck } from './tokens/token-check.ts';
 import { addWebhookRoutes } from './webhooks/routes.ts';
 import { createWebhookUseCases } from './webhooks/use-cases.ts';
 import { wroteTo } from './webhooks/wake.ts';
+import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
+import type { VersionSpec } from './versions/model.ts';
+import { negotiator } from './versions/negotiate.ts';
+import { addVersionRoutes } from './versions/routes.ts';
 
 export interface AppOptions {
   /** A node:sqlite database (openDatabase) or a PostgreSQL pool (openPostgres), migrated. */
@@ -60,6 +64,8 @@ export interface AppOptions {
   credentials?: CredentialCheck;
   /** The resources served: src/registry.ts's by default; a test may serve one of its own. */
   resources?: readonly Resource[];
+  /** The API versions served, oldest first: src/registry.ts's by default; a test may add one. */
+  versions?: readonly VersionSpec[];
 }
 
 /** A `node:http` request listener with the service's lifecycle controls. */
@@ -76,6 +82,8 @@ export interface App {
   readonly events: EventRepository;
   /** The resources served: what openApiOptionsFor and startWebhookDeliveries take. */
   readonly resources: readonly Resource[];
+  /** The API versions served, and how each changes the newest's answers and requests. */
+  readonly versions: ApiVersions;
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -84,6 +92,7 @@ export function createApp(options: AppOptions): App {
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
   const resources = options.resources ?? RESOURCES;
+  const versions = buildVersions(options.versions ?? VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt });
   const catalogue = eventCatalogue(resources);
   const shared = { eventRetentionMs: config.events.retentionMs, resources };
   const engine = createStorage(db, metrics === null ? shared : { ...shared, onCommit: (size) => metrics.commitBatchSize.observe(size) });
@@ -100,12 +109,14 @@ export function createApp(options: AppOptions): App {
   const router = createRouter<Handler>();
   const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics, logger) : null;
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
-  for (const resource of resources) addResourceRoutes(router, resource, createResourceUseCases(resource, repositoryOf(storage.resources, resource)), writes);
+  const upgrades = { defaultCurrency: config.versions.defaultCurrency };
+  for (const resource of resources) addResourceRoutes(router, resource, createResourceUseCases(resource, repositoryOf(storage.resources, resource)), writes, upgrades);
   const typesOf = (query: URLSearchParams) => parseTypes(catalogue, query.get('type'));
   addEventRoutes(router, createEventUseCases(storage.events), catalogue, liveStreamHandler({ feed: live.feed, events: storage.events, typesOf }));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
   const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db) };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
+  addVersionRoutes(router, versions, config.versions.defaultVersion);
   addOpenApiRoutes(router, config, resources);
   const pipeline = createPipeline({
     router,
@@ -115,7 +126,8 @@ export function createApp(options: AppOptions): App {
     limitRate: rateLimitGuard(config.rateLimit, config.rateLimitWindowS),
     cors: createCors(config.corsOrigins, router.methodsAt),
     clientAddressOf: createClientAddressResolver(config.trustProxy),
-    report: metrics === null ? null : reportTo(metrics),
+    report: metrics === null ? null : reportTo(metrics, versions),
+    versions: negotiator(versions, config.versions.defaultVersion),
     redactUrl: secretRedactor([config.apiToken]),
   });
   return Object.assign((req: IncomingMessage, res: ServerResponse) => pipeline.listener(req, res), {
@@ -125,6 +137,7 @@ export function createApp(options: AppOptions): App {
     metrics,
     events: storage.events,
     resources,
+    versions,
   });
 }
 
@@ -136,11 +149,18 @@ function countEventsIn(metrics: ServiceMetrics, names: readonly string[], nameOf
   return (type) => counter.inc(nameOf(type));
 }
 
-// The pipeline's reports, counted in the service's metrics.
-function reportTo(metrics: ServiceMetrics): RequestReport {
+// The pipeline's reports, counted in the service's metrics; api_requests_total has a series per version
+// known and `unsupported`, never a value a client sent (registered afresh, as events_recorded_total).
+function reportTo(metrics: ServiceMetrics, versions: ApiVersions): RequestReport {
+  metrics.registry.unregister('api_requests_total');
+  const labels = [...versions.all.map((view) => view.id), 'unsupported'];
+  const apiRequests = metrics.registry.register(new EnumCounter('api_requests_total', 'Requests under /api answered, by the API version they were made in (unsupported: refused for it).', 'version', labels));
   return {
     started: () => metrics.http.started(),
-    finished: (method, route, status, startedAt) => metrics.http.finished(method, route ?? UNMATCHED_ROUTE, status, startedAt),
+    finished: (method, route, status, startedAt, version) => {
+      metrics.http.finished(method, route ?? UNMATCHED_ROUTE, status, startedAt);
+      if (version !== null) apiRequests.inc(version);
+    },
     rateLimited: () => metrics.rateLimited.inc(),
     replayed: () => metrics.idempotentReplays.inc(),
     refused: (reason) => metrics.callersRefused.inc(reason),

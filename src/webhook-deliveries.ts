@@ -7,7 +7,8 @@ import { createLogger, type Logger } from './log/logger.ts';
 import { callbackMetric } from './metrics/registry.ts';
 import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
-import { RESOURCES } from './registry.ts';
+import { RESOURCES, VERSIONS } from './registry.ts';
+import { buildVersions } from './versions/api-versions.ts';
 import type { Resource } from './resources/resource.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
 import { onWrites } from './webhooks/wake.ts';
@@ -54,10 +55,12 @@ function countIn(metrics: ServiceMetrics, oldestSeconds: () => number): (outcome
 export function startWebhookDeliveries(options: WebhookDeliveriesOptions): WebhookDeliveries {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  const resources = options.resources ?? RESOURCES;
   let count: ((outcome: AttemptOutcome) => void) | undefined;
   const deliverer = startDeliverer({
     storage: createStorage(db),
-    catalogue: eventCatalogue(options.resources ?? RESOURCES),
+    catalogue: eventCatalogue(resources),
+    versions: buildVersions(VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt }),
     settings: config.webhooks,
     logger,
     onAttempt: (outcome) => count?.(outcome),

@@ -1,13 +1,14 @@
 import { presenterOf } from '../resources/presenter.ts';
 import type { Resource } from '../resources/resource.ts';
 import { rowReader } from '../resources/rows.ts';
+import type { VersionView } from '../versions/api-versions.ts';
 import type { StoredEvent } from './model.ts';
 
-/** What an event type is: its stored number, its wire name, and how its data is presented. */
+/** What an event type is: its stored number, its wire name, and how its data is presented in an API version. */
 interface EventKind {
   readonly type: number;
   readonly name: string;
-  present(row: readonly unknown[]): unknown;
+  present(row: readonly unknown[], version: VersionView): unknown;
 }
 
 /** Every event type the service records, derived from its resources: names, numbers and the Event's presenter. */
@@ -19,10 +20,10 @@ export interface EventCatalogue {
   nameOf(type: number): string;
   /** The stored number of a wire name, or undefined for a name that is no event type. */
   typeNamed(name: string): number | undefined;
-  /** The Event representation of docs/events.md: exactly these members, in this order. */
-  present(event: StoredEvent): object;
-  /** The one JSON text of an Event, the same bytes in the feed, the stream and webhook deliveries. */
-  json(event: StoredEvent): string;
+  /** The Event representation of docs/events.md in `version`: exactly these members, in this order; `data` as that version shows the resource. */
+  present(event: StoredEvent, version: VersionView): object;
+  /** The one JSON text of an Event in `version`, the same bytes in the feed, the stream and webhook deliveries. */
+  json(event: StoredEvent, version: VersionView): string;
 }
 
 /**
@@ -37,7 +38,7 @@ export function eventCatalogue(resources: readonly Resource[]): EventCatalogue {
     const fromRow = rowReader(resource.columns);
     for (const [action, type] of Object.entries(resource.events)) {
       if (kinds.has(type)) throw new Error(`the event type number ${type} of ${resource.plural} is taken by ${kinds.get(type)?.name}`);
-      kinds.set(type, { type, name: `${resource.singular}.${action}`, present: (row) => present(fromRow(row)) });
+      kinds.set(type, { type, name: `${resource.singular}.${action}`, present: (row, version) => version.downgrade(resource.plural, present(fromRow(row))) });
     }
   }
   const types = [...kinds.keys()].sort((a, b) => a - b);
@@ -48,9 +49,9 @@ export function eventCatalogue(resources: readonly Resource[]): EventCatalogue {
     if (kind === undefined) throw new Error(`an event of type ${type}, which no resource records`);
     return kind;
   };
-  const present = (event: StoredEvent): object => {
+  const present = (event: StoredEvent, version: VersionView): object => {
     const kind = kindOf(event.type);
-    return { id: event.id, type: kind.name, createdAt: event.createdAt, data: kind.present(event.row) };
+    return { id: event.id, type: kind.name, createdAt: event.createdAt, data: kind.present(event.row, version) };
   };
   return {
     types,
@@ -58,6 +59,6 @@ export function eventCatalogue(resources: readonly Resource[]): EventCatalogue {
     nameOf: (type) => kinds.get(type)?.name ?? String(type),
     typeNamed: (name) => byName.get(name),
     present,
-    json: (event) => JSON.stringify(present(event)),
+    json: (event, version) => JSON.stringify(present(event, version)),
   };
 }

@@ -6,6 +6,8 @@ import type { Handler, RequestContext, Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { EventRead, StoredEvent } from './model.ts';
 import type { EventCatalogue } from './catalogue.ts';
+import type { VersionView } from '../versions/api-versions.ts';
+import { LIST } from '../versions/model.ts';
 import { wantsEventStream } from './stream-handler.ts';
 import type { EventUseCases } from './use-cases.ts';
 import { feedQueryString, parseFeedQuery } from './validate.ts';
@@ -14,11 +16,13 @@ import { feedQueryString, parseFeedQuery } from './validate.ts';
 export const EVENTS_PATH = '/api/events';
 
 // A page's body is made of its events' ids alone (the stored rows never change), and no event can
-// appear between two a page holds: its count, first and last id name it.
-function pageTag(events: readonly StoredEvent[]): string {
+// appear between two a page holds: its count, first and last id name it. In a version after the first
+// the tag names the version (the data is shown otherwise) and whether more follow (`hasMore`).
+function pageTag(events: readonly StoredEvent[], version: VersionView, hasMore: boolean): string {
   const first = events[0];
   const last = events.at(-1);
-  return first === undefined || last === undefined ? '"0"' : `"${events.length}-${first.id}-${last.id}"`;
+  const page = first === undefined || last === undefined ? '0' : `${events.length}-${first.id}-${last.id}`;
+  return version === version.first ? `"${page}"` : `"${page}.${version.id}${hasMore ? '+' : ''}"`;
 }
 
 function refusal(read: Exclude<EventRead, { kind: 'events' }>): HttpError {
@@ -31,16 +35,22 @@ function refusal(read: Exclude<EventRead, { kind: 'events' }>): HttpError {
 export function feedHandler(events: EventUseCases, catalogue: EventCatalogue): Handler {
   return async (ctx: RequestContext): Promise<Reply> => {
     const query = parseFeedQuery(catalogue, ctx.query);
-    const read = await events.feed(query);
+    // One more than asked: whether more events follow now (`hasMore`, from version 2026-11-28 on).
+    const read = await events.feed({ ...query, limit: query.limit + 1 });
     if (read.kind !== 'events') throw refusal(read);
-    const etag = pageTag(read.events);
+    const hasMore = read.events.length > query.limit;
+    const page = hasMore ? read.events.slice(0, query.limit) : read.events;
+    const { version } = ctx;
+    const etag = pageTag(page, version, hasMore);
     const verdict = readVerdictFor(ctx.req.headers, etag);
     if (verdict === 'failed') throw new HttpError('precondition_failed');
     // An empty page links to the same query again, so a follower polls where it stands.
-    const next = read.events.at(-1)?.id ?? query.after;
+    const next = page.at(-1)?.id ?? query.after;
     const link = `<${EVENTS_PATH}?${feedQueryString(catalogue, query, next)}>; rel="next"`;
     if (verdict === 'not_modified') return { status: 304, headers: { etag, link } };
-    return { status: 200, json: `[${read.events.map(catalogue.json).join(',')}]`, headers: { etag, link } };
+    // Each event as the stream and deliveries show it in this version; the list around them is the version's too.
+    const body = version.downgrade(LIST, { data: page.map((event) => catalogue.present(event, version)), hasMore });
+    return { status: 200, body, headers: { etag, link } };
   };
 }
 

@@ -7,6 +7,7 @@ export type { FieldError } from '../shared/validation.ts';
 export const ERRORS = {
   invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, detail: 'A query parameter is invalid.' },
+  unsupported_api_version: { status: 400, detail: 'This API version is not served: send one of supportedVersions in Api-Version.' },
   invalid_header: { status: 400, detail: 'A request header is invalid.' },
   // Beyond the usual catalogue: answered for requests node:http itself cannot parse or that time out.
   bad_request: { status: 400, detail: 'The request could not be parsed as HTTP/1.1.' },
@@ -43,6 +44,8 @@ export interface HttpErrorOptions {
   detail?: string;
   errors?: readonly FieldError[];
   headers?: Readonly<Record<string, string>>;
+  /** Members of its problem document besides the standard ones (`supportedVersions`). */
+  members?: Readonly<Record<string, unknown>>;
 }
 
 /** An error meant for the client: its code, detail and field errors are safe to show. */
@@ -54,6 +57,7 @@ export class HttpError extends Error {
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly members: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode | OwnError, options: HttpErrorOptions = {}) {
     const known = typeof code === 'string' ? { code, ...ERRORS[code] } : code;
@@ -64,6 +68,7 @@ export class HttpError extends Error {
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.members = options.members ?? {};
   }
 }
 

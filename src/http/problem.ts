@@ -12,6 +12,8 @@ export interface ProblemDocument {
   instance: string;
   requestId: string;
   errors?: readonly FieldError[];
+  /** `supportedVersions`, on a 400 unsupported_api_version. */
+  [member: string]: unknown;
 }
 
 // The errors storage and the use cases raise, and the client error each one means: the one
@@ -49,5 +51,5 @@ export function problemFor(error: unknown, instance: string, requestId: string):
     requestId,
   };
   if (known?.errors !== undefined) problem.errors = known.errors;
-  return problem;
+  return known === null ? problem : { ...problem, ...known.members };
 }

@@ -2,7 +2,7 @@ import { nameOfScope, type ScopeName } from '../callers/scopes.ts';
 import type { ApiKey } from './model.ts';
 
 /** The ApiKey representation (docs/security.md, API keys); never the digest, never the key. */
-export interface ApiKeyView {
+export type ApiKeyView = {
   id: string;
   name: string;
   /** Lowest first: read, write, admin. */
@@ -10,7 +10,7 @@ export interface ApiKeyView {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
-}
+};
 
 /** The ApiKey representation: exactly these members, in this order. */
 export function presentApiKey(apiKey: ApiKey): ApiKeyView {

@@ -1,8 +1,8 @@
 import { Scope } from '../callers/scopes.ts';
 import { entityTag, parsePreconditions, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
-import { nextLink, parsePageRequest } from '../http/paging.ts';
-import { created, type Handler, ok, type RequestContext } from '../http/reply.ts';
+import { listReply, nextLink, parsePageRequest } from '../http/paging.ts';
+import { created, type Handler, type RequestContext } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import { checkBodyHeaders, readValidated, type WriteDeps } from '../http/write-input.ts';
 import { KEY_ID_PATTERN } from './format.ts';
@@ -12,6 +12,8 @@ import type { ApiKeyUseCases } from './use-cases.ts';
 import { validateNewApiKey } from './validate.ts';
 
 const PATH = '/api/keys';
+// The kind of a key's representation, as the API versions change it (docs/versions.md).
+const KIND = 'keys';
 
 // The 201 carries the key, which exists nowhere else: a response that must never be stored for replay.
 const NO_REPLAY_DETAIL = 'POST /api/keys takes no Idempotency-Key: its response carries the new key, which is never stored for a replay.';
@@ -37,21 +39,22 @@ function createKeyHandler(keys: ApiKeyUseCases, writes: WriteDeps, remember: (ap
     const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewApiKey(body, keys.now()));
     const { apiKey, key } = await writes.storage.singleWrite((tx) => keys.create(tx, input));
     remember(apiKey);
-    return created(`${PATH}/${apiKey.id}`, presentCreatedApiKey(apiKey, key), entityTag(versionOf(apiKey)));
+    return created(`${PATH}/${apiKey.id}`, ctx.version.downgrade(KIND, presentCreatedApiKey(apiKey, key)), entityTag(versionOf(apiKey), ctx.version.tagSuffix(KIND)));
   };
 }
 
 function readKeyHandler(keys: ApiKeyUseCases): Handler {
   return async (ctx) => {
     const id = idOf(ctx);
-    const preconditions = parsePreconditions(ctx.req.headers);
+    const suffix = ctx.version.tagSuffix(KIND);
+    const preconditions = parsePreconditions(ctx.req.headers, suffix);
     const apiKey = await keys.get(id);
     if (apiKey === undefined) throw notFound();
-    const etag = entityTag(versionOf(apiKey));
+    const etag = entityTag(versionOf(apiKey), suffix);
     const verdict = preconditions.forRead(versionOf(apiKey));
     if (verdict === 'failed') throw new HttpError('precondition_failed');
     if (verdict === 'not_modified') return { status: 304, headers: { etag } };
-    return { status: 200, body: presentApiKey(apiKey), headers: { etag } };
+    return { status: 200, body: ctx.version.downgrade(KIND, presentApiKey(apiKey)), headers: { etag } };
   };
 }
 
@@ -59,7 +62,7 @@ function readKeyHandler(keys: ApiKeyUseCases): Handler {
 function revokeKeyHandler(keys: ApiKeyUseCases, writes: WriteDeps, remember: (apiKey: ApiKey) => void): Handler {
   return async (ctx) => {
     const id = idOf(ctx);
-    const { forChange } = parsePreconditions(ctx.req.headers);
+    const { forChange } = parsePreconditions(ctx.req.headers, ctx.version.tagSuffix(KIND));
     const outcome = await writes.storage.transaction((tx) => keys.revoke(tx, id, forChange));
     if (outcome.kind === 'not_found') throw notFound();
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
@@ -78,7 +81,7 @@ export function addKeyRoutes(router: Router<Handler>, keys: ApiKeyUseCases, writ
     const request = parsePageRequest('keys', ctx.query);
     const page = await keys.list(request);
     const link = nextLink(PATH, 'keys', request, page);
-    return ok(page.items.map(presentApiKey), link === undefined ? undefined : { link });
+    return listReply(ctx.version, page.items.map((apiKey) => ctx.version.downgrade(KIND, presentApiKey(apiKey))), link);
   });
   router.add('POST', PATH, Scope.admin, createKeyHandler(keys, writes, remember));
   router.add('GET', `${PATH}/{id}`, Scope.admin, readKeyHandler(keys));

@@ -48,6 +48,8 @@ const REPLAYED_CREATES = 'described';
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
   invalid_query: { on: ['list', 'log'] },
+  // An Api-Version the service does not serve, on any request; or a key's or the default version past its sunset.
+  unsupported_api_version: { on: EVERY_OPERATION },
   // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete;
   // Last-Event-ID on the event feed's live stream.
   invalid_header: { on: ['read', ...WRITES], also: { on: ['list'], resources: ['events'] } },

@@ -1,4 +1,4 @@
-import { enumRule, type FieldRule, type Fields, integerRule, objectRules, textRule } from '../shared/validation.ts';
+import { enumRule, type FieldRule, type Fields, fieldError, integerRule, objectRules, textRule } from '../shared/validation.ts';
 
 /** A JSON Schema (the dialect of OpenAPI 3.1), as plain data. */
 export type JsonSchema = { readonly [key: string]: unknown };
@@ -123,6 +123,19 @@ export function choiceField<const E extends Readonly<Record<string, number>>>(
   const kind = { rule: enumRule(values), type: 'smallint' as const, schema: { $ref: `#/components/schemas/${options.name}` }, refused, components: { [options.name]: named }, named: options.values };
   const description = options.description ?? (options.default === undefined ? undefined : `Optional; ${options.default} when omitted. Always present in the representation.`);
   return scalar(kind, description === undefined ? options : { ...options, description }, options.default === undefined, options.default);
+}
+
+/** A required text from a fixed list (`values`, such as currency codes): anything else is `invalid_enum`, anything but a string `type`. */
+export function codeField(options: Options<string> & { values: readonly string[] }): ScalarField<string> {
+  const allowed = new Set(options.values);
+  const rule: FieldRule<string> = (value, field, errors) => {
+    if (typeof value === 'string' && allowed.has(value)) return value;
+    errors.push(fieldError(field, typeof value === 'string' ? 'invalid_enum' : 'type', `${field} must be one of the codes listed (such as ${options.example})`));
+    return options.example;
+  };
+  const schema = { type: 'string', enum: options.values };
+  const refused = [{ value: 7, code: 'type' }, { value: 'XXX', code: 'invalid_enum' }, { value: options.example.toLowerCase(), code: 'invalid_enum' }];
+  return scalar({ rule, type: 'text', schema, refused }, options, true, undefined);
 }
 
 type MemberValues<M extends Readonly<Record<string, ScalarField<unknown>>>> = { -readonly [K in keyof M]: M[K] extends ScalarField<infer V> ? V : never };

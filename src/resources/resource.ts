@@ -1,4 +1,5 @@
 import type { Versioned } from '../shared/changes.ts';
+import type { ResourceChange } from '../versions/model.ts';
 import type { ColumnType, Field, ScalarField } from './fields.ts';
 
 /** A resource's fields, in the order of its representation (after `id`, before the times). */
@@ -50,6 +51,8 @@ export interface ResourceSpec<F extends FieldTable> {
   readonly rules?: readonly ChangeRule<Stored<F>>[];
   /** The id of its examples. */
   readonly exampleId: number;
+  /** How its representation changed in the API versions after the first (docs/versions.md): the newest is what it is above. */
+  readonly changes?: readonly ResourceChange[];
 }
 
 /** One column of a resource's table, and where its value is in the stored resource. */

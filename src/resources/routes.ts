@@ -2,17 +2,19 @@ import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
 import { entityTag, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
-import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
-import { created, type Handler, ok, type Reply } from '../http/reply.ts';
+import { listReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { created, type Handler, type Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { WriteDeps } from '../http/write-input.ts';
 import type { Page } from '../shared/paging.ts';
+import type { VersionView } from '../versions/api-versions.ts';
+import type { UpgradeSettings } from '../versions/model.ts';
 import { presenterOf } from './presenter.ts';
 import type { ListFilter } from './repository.ts';
 import type { Resource } from './resource.ts';
 import type { AnyStored, Listed } from './rows.ts';
 import type { ResourceUseCases } from './use-cases.ts';
-import { validatorsOf } from './validate.ts';
+import { type Validators, validatorsOf } from './validate.ts';
 
 // The filters a list request names (`?status=2`), each an integer enum of the resource; a bad value is 400.
 function filtersOf(resource: Resource, query: URLSearchParams): ListFilter[] {
@@ -27,7 +29,7 @@ function filtersOf(resource: Resource, query: URLSearchParams): ListFilter[] {
 }
 
 /** A list handler: keyset pages, newest first, filtered; a page read at once (SQLite) is answered at once. */
-function listHandler(resource: Resource, useCases: ResourceUseCases, present: (stored: Listed) => unknown): Handler {
+function listHandler(resource: Resource, useCases: ResourceUseCases, present: ItemSpec<AnyStored>['present']): Handler {
   return (ctx) => {
     const filters = filtersOf(resource, ctx.query);
     // The filters are part of the list's name, so a cursor only continues the list it came from.
@@ -36,28 +38,45 @@ function listHandler(resource: Resource, useCases: ResourceUseCases, present: (s
     const request = parsePageRequest(list, ctx.query);
     const reply = (page: Page<Listed>): Reply => {
       const link = nextLink(resource.path, list, request, page, filters.map((filter) => `&${filter.field}=${filter.value}`).join(''));
-      return ok(page.items.map(present), link === undefined ? undefined : { link });
+      return listReply(ctx.version, page.items.map((item) => present(item as AnyStored, ctx.version)), link);
     };
     const page = useCases.list({ ...request, filters });
     return page instanceof Promise ? page.then(reply) : reply(page);
   };
 }
 
-/** Registers the five endpoints of `resource` (docs/api.md): thin handlers from HTTP to its use cases and back. */
-export function addResourceRoutes(router: Router<Handler>, resource: Resource, useCases: ResourceUseCases, writes: WriteDeps): void {
-  const present = presenterOf(resource);
-  const { validateNew, validatePatch } = validatorsOf(resource);
-  const item: ItemSpec<AnyStored> = { noun: resource.singular, present };
+/**
+ * Registers the five endpoints of `resource` (docs/api.md): thin handlers from HTTP to its use cases
+ * and back. Each request is validated by the fields of its API version and carried up to the newest
+ * (`settings` fills in what an older version cannot say); each answer is carried down to its version.
+ */
+export function addResourceRoutes(router: Router<Handler>, resource: Resource, useCases: ResourceUseCases, writes: WriteDeps, settings: UpgradeSettings): void {
+  const newest = presenterOf(resource);
+  const kind = resource.plural;
+  const present = (stored: AnyStored, version: VersionView): unknown => version.downgrade(kind, newest(stored));
+  const validators = new Map<VersionView, Validators>();
+  const validatorsIn = (version: VersionView): Validators => {
+    let found = validators.get(version);
+    if (found === undefined) {
+      found = validatorsOf({ ...resource, fields: version.fieldsOf(resource) });
+      validators.set(version, found);
+    }
+    return found;
+  };
+  const upgraded = (version: VersionView, mode: 'create' | 'patch', validated: ReturnType<Validators['validateNew']>): typeof validated =>
+    validated.ok ? { ok: true, value: version.upgrade(kind, validated.value, { mode, settings }) } : validated;
+  const item: ItemSpec<AnyStored> = { noun: resource.singular, kind, present };
   router.add('GET', resource.path, Scope.read, listHandler(resource, useCases, present));
   router.add('GET', `${resource.path}/{id}`, Scope.read, readHandler(item, useCases.get));
   const create = createHandler(writes, {
-    validate: validateNew,
-    async execute(tx, input) {
+    validate: (body, version) => upgraded(version, 'create', validatorsIn(version).validateNew(body)),
+    async execute(tx, input, version) {
       const stored = await useCases.create(tx, input);
-      return created(`${resource.path}/${stored.id}`, present(stored), entityTag(stored.version));
+      return created(`${resource.path}/${stored.id}`, present(stored, version), entityTag(stored.version, version.tagSuffix(kind)));
     },
   });
   router.add('POST', resource.path, Scope.write, create);
+  const validatePatch = (body: unknown, version: VersionView) => upgraded(version, 'patch', validatorsIn(version).validatePatch(body));
   router.add('PATCH', `${resource.path}/{id}`, Scope.write, patchHandler(writes, { ...item, validate: validatePatch, change: useCases.change }));
   router.add('DELETE', `${resource.path}/{id}`, Scope.write, deleteHandler(writes, { ...item, remove: useCases.remove }));
 }

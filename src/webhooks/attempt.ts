@@ -1,5 +1,6 @@
 import type { Storage } from '../db/storage.ts';
 import type { EventCatalogue } from '../events/catalogue.ts';
+import type { ApiVersions, VersionView } from '../versions/api-versions.ts';
 import type { Logger } from '../log/logger.ts';
 import { type AttemptRecord, type ClaimedDelivery, DeliveryStatus } from './model.ts';
 import { nextAttemptDelayMs } from './schedule.ts';
@@ -14,8 +15,9 @@ export const ATTEMPT_OUTCOMES: readonly AttemptOutcome[] = ['delivered', 'retrie
 /** What one attempt needs besides its delivery. */
 export interface AttemptDeps {
   storage: Storage;
-  /** How the event is presented: the body is the Event as the feed shows it. */
+  /** How the event is presented: the body is the Event as the feed shows it, in the delivery's API version. */
   catalogue: EventCatalogue;
+  versions: ApiVersions;
   settings: WebhookSettings;
   logger: Logger;
   send: typeof sendWebhook;
@@ -53,10 +55,16 @@ export function outcomeOf(delivery: ClaimedDelivery, result: AttemptResult, at: 
   return { outcome: 'retried', record: { ...base, status: DeliveryStatus.pending, nextAttemptAt: at + delay } };
 }
 
+/** The version a delivery is made in: its webhook's when its event was recorded (the first version for deliveries from before versions existed). */
+export function versionOfDelivery(versions: ApiVersions, delivery: ClaimedDelivery): VersionView {
+  const first = versions.all[0] as VersionView;
+  return versions.all.find((view) => view.id === delivery.apiVersion) ?? first;
+}
+
 /** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim. */
 export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<void> {
   const { settings } = deps;
-  const body = deps.catalogue.json(delivery.event);
+  const body = deps.catalogue.json(delivery.event, versionOfDelivery(deps.versions, delivery));
   const headers = attemptHeaders(delivery, body, Date.now());
   const result = await deps.send({ url: new URL(delivery.url), headers, body, timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   const { record, outcome } = outcomeOf(delivery, result, Date.now(), settings.retryScheduleMs);

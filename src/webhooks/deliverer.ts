@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Storage } from '../db/storage.ts';
 import type { EventCatalogue } from '../events/catalogue.ts';
+import type { ApiVersions } from '../versions/api-versions.ts';
 import type { Logger } from '../log/logger.ts';
 import { throttled } from '../log/throttled.ts';
 import { type AttemptDeps, attemptDelivery, type AttemptOutcome } from './attempt.ts';
@@ -13,8 +14,9 @@ export { ATTEMPT_OUTCOMES, type AttemptOutcome, attemptHeaders } from './attempt
 /** What the deliverer needs: where deliveries are stored, how to send them, and whom to tell. */
 export interface DelivererOptions {
   storage: Storage;
-  /** How events are presented: a delivery's body is the Event as the feed shows it. */
+  /** How events are presented: a delivery's body is the Event as the feed shows it, in its API version. */
   catalogue: EventCatalogue;
+  versions: ApiVersions;
   settings: WebhookSettings;
   logger: Logger;
   /** Called once per attempt with how it ended. */
@@ -81,7 +83,7 @@ class DeliveryLoop implements Deliverer {
       logger.warn('webhook deliveries paused: the database is unreachable or busy; they resume by themselves', { reason: error.message, heldBack }),
     );
     const send = options.send ?? sendWebhook;
-    this.#deps = { storage: this.#storage, catalogue: options.catalogue, settings: this.#settings, logger, send, onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
+    this.#deps = { storage: this.#storage, catalogue: options.catalogue, versions: options.versions, settings: this.#settings, logger, send, onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
     this.#schedule(0);
   }
 

@@ -63,6 +63,8 @@ export interface ClaimedDelivery {
   roundAttempts: number;
   /** The lease's token: the outcome is recorded only while the claim is still this one. */
   claimToken: number;
+  /** The API version it is made in: its webhook's when the event was recorded (docs/versions.md); undefined: the first. */
+  apiVersion?: string;
 }
 
 /** What an attempt's outcome writes. */

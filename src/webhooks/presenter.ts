@@ -3,14 +3,14 @@ export type EventTypeName = (type: number) => string;
 import type { Delivery, DeliveryStatus, Webhook, WebhookStatus } from './model.ts';
 
 /** The Webhook representation (docs/webhooks.md); never a secret. */
-export interface WebhookView {
+export type WebhookView = {
   id: number;
   url: string;
   events: string[] | null;
   status: WebhookStatus;
   createdAt: string;
   updatedAt: string;
-}
+};
 
 /** The Webhook representation: exactly these members, in this order. */
 export function presentWebhook(webhook: Webhook, nameOf: EventTypeName): WebhookView {

@@ -3,9 +3,10 @@ import { parseJson, readBody } from '../http/body.ts';
 import { entityTag, parsePreconditions, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
-import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { listReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok, parseId, type RequestContext } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
+import type { VersionView } from '../versions/api-versions.ts';
 import { checkBodyHeaders, readValidated, validationFailed, type WriteDeps } from '../http/write-input.ts';
 import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
 import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
@@ -13,6 +14,8 @@ import type { WebhookUseCases } from './use-cases.ts';
 import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch, type WebhookRules } from './validate.ts';
 
 const PATH = '/api/webhooks';
+// The kind of a webhook's representation, as the API versions change it (docs/versions.md).
+const KIND = 'webhooks';
 const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 // The answers of a create and a rotation carry the secret, which must never be stored for a replay.
@@ -40,7 +43,8 @@ function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, opti
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks');
     const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options));
     const { webhook, secret } = await writes.storage.singleWrite((tx) => webhooks.create(tx, input));
-    return created(`${PATH}/${webhook.id}`, presentWebhookWithSecret(webhook, secret, options.events.nameOf), entityTag(webhook.version));
+    const body = ctx.version.downgrade(KIND, presentWebhookWithSecret(webhook, secret, options.events.nameOf));
+    return created(`${PATH}/${webhook.id}`, body, entityTag(webhook.version, ctx.version.tagSuffix(KIND)));
   };
 }
 
@@ -63,13 +67,14 @@ function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps, nameOf: (ty
   return async (ctx) => {
     const id = webhookId(ctx);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks/{id}/rotate-secret');
-    const { forChange } = parsePreconditions(ctx.req.headers);
+    const { forChange } = parsePreconditions(ctx.req.headers, ctx.version.tagSuffix(KIND));
     const keepSeconds = await rotationBody(ctx, writes.bodyLimitBytes);
     const outcome = await writes.storage.transaction((tx) => webhooks.rotate(tx, id, keepSeconds, forChange));
     if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'No webhook has this id.' });
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
     const { webhook, secret } = outcome.rotated;
-    return { status: 200, body: presentWebhookWithSecret(webhook, secret, nameOf), headers: { etag: entityTag(webhook.version) } };
+    const body = ctx.version.downgrade(KIND, presentWebhookWithSecret(webhook, secret, nameOf));
+    return { status: 200, body, headers: { etag: entityTag(webhook.version, ctx.version.tagSuffix(KIND)) } };
   };
 }
 
@@ -83,7 +88,7 @@ function deliveriesHandler(webhooks: WebhookUseCases, nameOf: (type: number) => 
     const page = await webhooks.deliveries({ ...request, webhookId: id, status });
     if (page === undefined) throw new HttpError('not_found', { detail: 'No webhook has this id.' });
     const link = nextLink(`${PATH}/${id}/deliveries`, list, request, page, status === null ? '' : `&status=${status}`);
-    return ok(page.items.map((delivery) => presentDelivery(delivery, nameOf)), link === undefined ? undefined : { link });
+    return listReply(ctx.version, page.items.map((delivery) => presentDelivery(delivery, nameOf)), link);
   };
 }
 
@@ -103,14 +108,14 @@ function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () =>
 /** Registers the webhook endpoints (docs/webhooks.md), each for `admin` callers: thin handlers from HTTP to use cases and back. */
 export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): void {
   const { nameOf } = options.events;
-  const present = (webhook: Webhook) => presentWebhook(webhook, nameOf);
-  const ITEM: ItemSpec<Webhook> = { noun: 'webhook', present };
+  const present = (webhook: Webhook, version: VersionView) => version.downgrade(KIND, presentWebhook(webhook, nameOf));
+  const ITEM: ItemSpec<Webhook> = { noun: 'webhook', kind: KIND, present };
   router.add('GET', PATH, Scope.admin, async (ctx) => {
     refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest('webhooks', ctx.query);
     const page = await webhooks.list(request);
     const link = nextLink(PATH, 'webhooks', request, page);
-    return ok(page.items.map(present), link === undefined ? undefined : { link });
+    return listReply(ctx.version, page.items.map((webhook) => present(webhook, ctx.version)), link);
   });
   router.add('POST', PATH, Scope.admin, createWebhookHandler(webhooks, writes, options));
   router.add('GET', `${PATH}/{id}`, Scope.admin, readHandler(ITEM, webhooks.get));

@@ -7,10 +7,13 @@ import type { StoredEvent } from '../../src/events/model.ts';
 import type { EventRepository } from '../../src/events/repository.ts';
 import { liveStreamHandler } from '../../src/events/stream-handler.ts';
 import type { RequestContext } from '../../src/http/reply.ts';
+import { VERSIONS } from '../../src/registry.ts';
+import { buildVersions } from '../../src/versions/api-versions.ts';
 import { GADGETS } from '../support/resources.ts';
 
-// The events of the test resource: any resource's go the same way.
+// The events of the test resource: any resource's go the same way, in any version.
 const catalogue = eventCatalogue([GADGETS]);
+const version = buildVersions(VERSIONS, [GADGETS], { at: new Map(), announcedAt: 0 }).newest;
 
 // The process's one reader of new events (src/events/live-feed.ts) against an event log in memory,
 // so each moment of a stream's life can be placed exactly: the HTTP tests cannot time these.
@@ -42,6 +45,7 @@ function collector(): Subscriber & { ids(): string[] } {
   let text = '';
   return {
     types: null,
+    version,
     send: (messages) => void (text += messages),
     lost: () => {},
     ids: () => [...text.matchAll(/^id: (.+)$/gm)].map((match) => match[1] as string),

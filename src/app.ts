@@ -117,7 +117,7 @@ export function createApp(options: AppOptions): App {
   const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db) };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
   addVersionRoutes(router, versions, config.versions.defaultVersion);
-  addOpenApiRoutes(router, config, resources);
+  addOpenApiRoutes(router, config, resources, versions);
   const pipeline = createPipeline({
     router,
     logger,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ConformanceRun } from './conformance-run.ts';
+import { type ConformanceRun, itemsOf } from './conformance-run.ts';
 
 // The event feed (docs/events.md): a page, HEAD, 304, every 400 and the 410 of an event past retention.
 const PATH = '/api/events';
@@ -17,7 +17,7 @@ export function eventFeedTests(run: ConformanceRun): void {
     const first = await run.get(`${PATH}?limit=1`);
     const link = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
     const etag = first.headers.get('etag') ?? '';
-    const [event] = (await run.expectStatus('GET', PATH, first, 200)) as unknown as { id: string }[];
+    const [event] = itemsOf(await run.expectStatus('GET', PATH, first, 200));
     assert.ok(link !== undefined && event !== undefined);
     await run.expectStatus('GET', PATH, run.get(link), 200);
     await run.expectStatus('GET', PATH, run.get(`${PATH}?type=workspace.created,product.deleted`), 200);
@@ -27,7 +27,7 @@ export function eventFeedTests(run: ConformanceRun): void {
     for (const query of ['limit=0', 'limit=abc', 'limit=201', 'after=bad!', 'after=', 'type=product.moved']) {
       await run.expectStatus('GET', PATH, run.get(`${PATH}?${query}`), 400);
     }
-    const newest = JSON.parse(await (await run.get(`${PATH}?limit=200`)).text()) as { id: string }[];
+    const newest = itemsOf(await (await run.get(`${PATH}?limit=200`)).json()) as { id: string }[];
     // The live stream's own header, checked before any stream starts: malformed, and well-formed but
     // never issued (the newest id with a digit more names an event after every one recorded).
     for (const lastEventId of ['bad!', `${newest.at(-1)?.id}9`]) {
@@ -44,7 +44,7 @@ export function eventFeedTests(run: ConformanceRun): void {
         assert.equal((await run.expectStatus('GET', PATH, response, 410))['code'], 'events_expired');
         break;
       }
-      const events = (await response.json()) as { id: string }[];
+      const events = itemsOf(await response.json()) as { id: string }[];
       after = events.at(-1)?.id ?? after;
       assert.ok(tries < 500, 'the expired event became the next one');
       if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -23,22 +23,25 @@ export function keyLifecycleTests(run: ConformanceRun): void {
     const url = `${PATH}/${String(made['id'])}`;
     const { key: _key, ...apiKey } = made;
     assert.deepEqual(await run.expectStatus('GET', ITEM, run.get(url), 200), apiKey);
+    // The key's tag as the run's version makes it (a version that shows it otherwise tags it otherwise).
+    const etag = (await run.get(url, { method: 'HEAD' })).headers.get('etag') ?? '';
     await run.expectStatus('HEAD', ITEM, run.get(url, { method: 'HEAD' }), 200);
-    await run.expectStatus('GET', ITEM, run.get(url, { headers: { 'if-none-match': '"1"' } }), 304);
-    await run.expectStatus('HEAD', ITEM, run.get(url, { method: 'HEAD', headers: { 'if-none-match': 'W/"1"' } }), 304);
+    await run.expectStatus('GET', ITEM, run.get(url, { headers: { 'if-none-match': etag } }), 304);
+    await run.expectStatus('HEAD', ITEM, run.get(url, { method: 'HEAD', headers: { 'if-none-match': `W/${etag}` } }), 304);
   });
 
   test('/api/keys/{id}: revoke, revoke again, 412 and 404 conform', async () => {
     const made = await run.expectStatus('POST', PATH, run.post(PATH, { name: 'to revoke', scopes: ['admin'] }), 201);
     const url = `${PATH}/${String(made['id'])}`;
+    const etag = (await run.get(url, { method: 'HEAD' })).headers.get('etag') ?? '';
     await run.expectStatus('GET', ITEM, run.get(url, { headers: { 'if-match': '"2"' } }), 412);
     await run.expectStatus('DELETE', ITEM, run.remove(url, { 'if-match': '"2"' }), 412);
     await run.expectStatus('DELETE', ITEM, run.remove(url, { 'if-none-match': '*' }), 412);
-    await run.expectStatus('DELETE', ITEM, run.remove(url, { 'if-match': '"1"' }), 204);
+    await run.expectStatus('DELETE', ITEM, run.remove(url, { 'if-match': etag }), 204);
     await run.expectStatus('DELETE', ITEM, run.remove(url), 204);
     const revoked = await run.expectStatus('GET', ITEM, run.get(url), 200);
     assert.equal(typeof revoked['revokedAt'], 'string');
-    await run.expectStatus('GET', ITEM, run.get(url, { headers: { 'if-none-match': '"1"' } }), 200);
+    await run.expectStatus('GET', ITEM, run.get(url, { headers: { 'if-none-match': etag } }), 200);
     for (const id of ['AAAAAAAAAAAA', 'abc', String(made['key'])]) {
       await run.expectStatus('GET', ITEM, run.get(`${PATH}/${encodeURIComponent(id)}`), 404);
       await run.expectStatus('DELETE', ITEM, run.remove(`${PATH}/${encodeURIComponent(id)}`), 404);

@@ -6,6 +6,10 @@ import { bearer, type KeysServer, type MadeKey, startKeysServer } from '../suppo
 import { ConformanceChecker } from '../support/schema-conformance.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { type ScopedCredentials, startJwtServer } from './conformance-tokens.ts';
+import { VERSIONS } from '../../src/registry.ts';
+import type { Resource } from '../../src/resources/resource.ts';
+import { buildVersions, type VersionView } from '../../src/versions/api-versions.ts';
+import { inVersion, RESOURCES, validBody } from '../support/resources.ts';
 
 // One real server in one mode, the document it serves, and what the conformance tests met of it.
 type Json = Record<string, unknown>;
@@ -24,9 +28,23 @@ export interface ScopedKeys {
   admin: MadeKey;
 }
 
-/** A server in one mode, with the requests of the tests and the checker that remembers what was met. */
+// The API versions the service serves, with no sunset: what a run's version is one of.
+const SERVED = buildVersions(VERSIONS, RESOURCES, { at: new Map(), announcedAt: 0 });
+
+/** The items of a list answer, whichever shape the run's API version gives a list. */
+export function itemsOf(page: unknown): Json[] {
+  return (Array.isArray(page) ? page : (page as { data: Json[] }).data) as Json[];
+}
+
+/**
+ * A server in one mode and one API version (the default, the first, when none is named: the server then
+ * runs with SVC_API_VERSION at that version), with the requests of the tests and the checker that
+ * remembers what was met.
+ */
 export class ConformanceRun {
   readonly mode: ConformanceMode;
+  /** The API version every request of the run is answered in. */
+  readonly version: VersionView;
   #server: TestServer | null = null;
   #keysServer: KeysServer | null = null;
   #checker: ConformanceChecker | null = null;
@@ -37,13 +55,22 @@ export class ConformanceRun {
   readonly fieldCodes = new Set<string>();
   readonly parameterCodes = new Set<string>();
 
-  constructor(mode: ConformanceMode) {
+  constructor(mode: ConformanceMode, version?: string) {
     this.mode = mode;
+    const view = version === undefined ? SERVED.all[0] : SERVED.served(version);
+    assert.ok(view !== undefined, `${String(version)} is a version served`);
+    this.version = view;
+  }
+
+  /** A valid create body of `resource` in the run's version, the n-th of a series (test/support/resources.ts). */
+  bodyOf(resource: Resource, n = 0): Record<string, unknown> {
+    return validBody(inVersion(resource, this.version), n);
   }
 
   async start(): Promise<void> {
     // Webhooks to receivers on 127.0.0.1 (conformance-webhooks.ts), so no delivery leaves the machine.
-    const env = { SVC_BODY_LIMIT_BYTES: '1024', SVC_WEBHOOK_ALLOW_PRIVATE: 'true' };
+    // Every request that names no version (none does) gets the run's.
+    const env = { SVC_BODY_LIMIT_BYTES: '1024', SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_API_VERSION: this.version.id };
     if (this.mode === 'keys') {
       const server = await startKeysServer(env);
       this.#server = server;
@@ -61,7 +88,7 @@ export class ConformanceRun {
     }
     const served = await fetch(`${this.url}/api/openapi.json`);
     assert.equal(served.status, 200, `${this.mode}: the document is open`);
-    this.#checker = new ConformanceChecker(await served.json());
+    this.#checker = new ConformanceChecker(await served.json(), this.version.id);
   }
 
   async stop(): Promise<void> {

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/http/errors.ts';
+import { VERSIONS } from '../../src/registry.ts';
 import { callerTests, keysFetchedOnceTest, outsideOperationTests, tokenDirectionsTest } from './conformance-callers.ts';
 import { eventFeedTests } from './conformance-events.ts';
 import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, productRuleTests, readAndCreateTests, RESOURCES } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
+import { versionTests } from './conformance-versions.ts';
 import { webhookTests } from './conformance-webhooks.ts';
 import { halfSentRequest } from '../support/raw-http.ts';
 
@@ -39,8 +41,9 @@ function halfSentCreate(run: ConformanceRun, path: string, key: string, body: st
 }
 
 function inFlightTests(run: ConformanceRun): void {
-  for (const { path, body } of RESOURCES) {
+  for (const { path, body: bodyIn } of RESOURCES) {
     test(`${path}: 409 idempotency_key_in_use conforms while a same-key request is still arriving`, async () => {
+      const body = bodyIn(run);
       let conflict = false;
       // The server shares this process, so either request may be dispatched first: whichever comes
       // second while the other is unfinished gets 409. Bounded retries in case they did not overlap.
@@ -69,9 +72,12 @@ function everythingMetTest(run: ConformanceRun): void {
       }
     }
     const callers: readonly string[] = { off: [], token: ['unauthorized'], keys: ['unauthorized', 'forbidden'], jwt: ['unauthorized', 'forbidden'] }[run.mode];
-    const expected = Object.keys(ERRORS).filter((code) => !SERVER_SIDE.has(code) && (!['unauthorized', 'forbidden'].includes(code) || callers.includes(code)));
-    assert.deepEqual([...run.checker.seenCodes].sort(), expected.sort());
     const schemas = (run.document['components'] as Json)['schemas'] as Record<string, { properties: Record<string, { enum: string[] }> }>;
+    // The catalogue's codes and the resources' own (a rule's refusal), as the document lists them.
+    const codes = schemas['Problem']?.properties['code']?.enum ?? [];
+    assert.ok(Object.keys(ERRORS).every((code) => codes.includes(code)), 'the document lists every code of the catalogue');
+    const expected = codes.filter((code) => !SERVER_SIDE.has(code) && (!['unauthorized', 'forbidden'].includes(code) || callers.includes(code)));
+    assert.deepEqual([...run.checker.seenCodes].sort(), expected.sort());
     assert.deepEqual([...run.fieldCodes].sort(), [...(schemas['FieldError']?.properties['code']?.enum ?? [])].sort());
     assert.deepEqual([...run.parameterCodes].sort(), [...(schemas['ParameterError']?.properties['code']?.enum ?? [])].sort());
   });
@@ -84,9 +90,14 @@ const TITLES: Readonly<Record<ConformanceMode, string>> = {
   jwt: 'SVC_AUTH jwt, tokens of a real OpenID Connect provider',
 };
 
-for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly ConformanceMode[]) {
-  describe(TITLES[mode], () => {
-    const run = new ConformanceRun(mode);
+// Every mode in the first API version (the default), and the newest version in mode keys, the one
+// that serves every operation: each server's answers checked against the document of its version.
+const NEWEST = VERSIONS.at(-1)?.version;
+const RUNS: readonly (readonly [ConformanceMode, string | undefined])[] = [...(['off', 'token', 'keys', 'jwt'] as const).map((mode) => [mode, undefined] as const), ['keys', NEWEST]];
+
+for (const [mode, version] of RUNS) {
+  describe(version === undefined ? TITLES[mode] : `${TITLES[mode]}, in API version ${version}`, () => {
+    const run = new ConformanceRun(mode, version);
     before(() => run.start());
     after(() => run.stop());
 
@@ -107,6 +118,7 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
       keyClientErrorTests(run);
     }
     webhookTests(run);
+    versionTests(run);
     if (mode === 'jwt') tokenDirectionsTest(run);
     eventFeedTests(run);
     callerTests(run);

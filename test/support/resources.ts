@@ -8,6 +8,7 @@ import { choiceField, integerField, objectField, textField } from '../../src/res
 import { type ListFilter, repositoryOf, type ResourceRepositories, type ResourceRepository } from '../../src/resources/repository.ts';
 import { describeResource, type Resource } from '../../src/resources/resource.ts';
 import type { AnyStored } from '../../src/resources/rows.ts';
+import type { VersionView } from '../../src/versions/api-versions.ts';
 
 export { RESOURCES };
 
@@ -42,13 +43,24 @@ export async function makeGadgetsTable(database: { engine: 'sqlite' | 'postgres'
   for (const statement of GADGETS_TABLE[database.engine].split('; ')) await database.sql(statement);
 }
 
+/**
+ * `resource` as API `version` shows it: its fields in that version (what its requests are validated by
+ * and its document shows), so every helper below makes that version's bodies.
+ */
+export function inVersion(resource: Resource, version: VersionView): Resource {
+  const fields = version.fieldsOf(resource);
+  return { ...resource, fields, filters: resource.filters.filter((name) => Object.hasOwn(fields, name)) };
+}
+
 /** The service's resources and the throwaway one. */
 export const ALL_RESOURCES: readonly Resource[] = [...RESOURCES, GADGETS];
 
 // The n-th valid value of a scalar field: texts and integers differ from one n to the next.
 function scalarValue(field: ScalarField<unknown>, n: number): unknown {
   if (field.choices !== undefined) return field.choices[n % field.choices.length];
-  const schema = field.schema as { minimum?: number; maximum?: number; maxLength?: number };
+  const schema = field.schema as { minimum?: number; maximum?: number; maxLength?: number; enum?: readonly unknown[] };
+  // A text from a fixed list (a currency): one of its values.
+  if (schema.enum !== undefined) return schema.enum[n % schema.enum.length];
   if (schema.minimum !== undefined && schema.maximum !== undefined) return schema.minimum + (n % (schema.maximum - schema.minimum + 1));
   return `${String(field.example)} ${n}`.slice(0, schema.maxLength ?? 200).trim();
 }

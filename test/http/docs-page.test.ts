@@ -89,3 +89,30 @@ test('the page is made from the very document the service serves, as configured'
   assert.notEqual(html, buildDocsPage(documentOf('off', false), versions).html);
   assert.ok(html.includes('<code>rate_limited</code>'));
 });
+
+// The rows of the page's #versions table: each version's id and whether it is the one shown.
+function versionRows(html: string): { id: string; shown: boolean; link: string | null }[] {
+  const start = html.indexOf('<h2 class="tag" id="versions">');
+  const table = html.slice(start, html.indexOf('</table>', start));
+  return [...table.matchAll(/<tr( class="shown")?><td>(?:<a href="([^"]+)">)?(?:<strong>)?<code>([^<]+)<\/code>/g)].map((row) => ({ id: row[3] ?? '', shown: row[1] !== undefined, link: row[2] ?? null }));
+}
+
+test('the page shows one API version: ?version= or Api-Version chooses it; #versions lists every one newest first, the others linked; every form sends the one shown', async () => {
+  const served = server.app.versions.servedAt().map((view) => view.id);
+  const { summary } = server.app.versions.newest;
+  for (const id of served) {
+    for (const ask of [() => fetch(`${server.url}/api/docs?version=${id}`), () => fetch(`${server.url}/api/docs`, { headers: { 'api-version': id } })]) {
+      const answer = await ask();
+      assert.equal(answer.headers.get('api-version'), id);
+      const html = await answer.text();
+      assert.deepEqual(versionRows(html), served.map((other) => ({ id: other, shown: other === id, link: other === id ? null : `/api/docs?version=${other}` })));
+      assert.ok(html.includes(`<a href="/api/openapi.json?version=${id}">`), 'its own document');
+      // Every form's Api-Version is the version shown, sent with the rest and not editable.
+      const fields = [...html.matchAll(/<input name="header:Api-Version"[^>]*>/g)].map((match) => match[0]);
+      assert.equal(fields.length, html.split('<form class="try"').length - 1);
+      for (const field of fields) assert.match(field, new RegExp(` value="${id}" readonly>$`));
+    }
+  }
+  const newest = await (await fetch(`${server.url}/api/docs?version=${served[0] ?? ''}`)).text();
+  assert.ok(newest.includes(summary.replaceAll('"', '&#34;').replaceAll("'", '&#39;')), 'each version with what it changed');
+});

@@ -126,3 +126,19 @@ test('no string of the served document becomes markup, wherever it is: values an
   const summaries = [...html.matchAll(/<details[^>]*><summary><code>[^<]*<\/code> ([^<]*)<\/summary>/g)].map((match) => match[1] ?? '');
   assert.ok(summaries.length > 10 && summaries.every((summary) => summary.includes('&#60;script&#62;')), 'the summaries of named examples shown, escaped');
 });
+
+test('the page\'s #versions: every version given, newest first, the one shown marked, a sunset said, the others linked to their own page', () => {
+  const versions: PageVersions = {
+    shown: '2026-01-02',
+    served: [{ id: '2026-03-04', summary: 'Lists are objects.', sunset: null }, { id: '2026-01-02', summary: 'The first.', sunset: '2027-06-30T00:00:00.000Z' }],
+  };
+  const { html } = buildDocsPage(ALL_ON, versions);
+  const start = html.indexOf('<h2 class="tag" id="versions">');
+  assert.notEqual(start, -1, 'where the Link of a deprecation points');
+  const section = html.slice(start, html.indexOf('</table>', start));
+  const rows = section.slice(section.indexOf('<tbody>'));
+  assert.ok(rows.indexOf('2026-03-04') < rows.indexOf('2026-01-02'), 'newest first');
+  assert.ok(section.includes('<a href="/api/docs?version=2026-03-04"><code>2026-03-04</code></a>'));
+  assert.ok(section.includes('<tr class="shown"><td><strong><code>2026-01-02</code></strong> <small>shown</small></td><td>The first.</td><td><span class="required">sunset 2027-06-30T00:00:00.000Z</span></td></tr>'));
+  assert.ok(html.includes('<li><a href="#versions">Versions</a></li>'), 'in the sidebar');
+});

@@ -29,9 +29,9 @@ export interface AppServer {
  * Serves createApp over a plain node:http server on port 0 with a fresh migrated database of the
  * run's engine; `options` may bring an embedding program's own credential check.
  */
-export async function startAppServer(env: Record<string, string> = {}, options: Pick<AppOptions, 'credentials' | 'resources'> = {}): Promise<AppServer> {
+export async function startAppServer(env: Record<string, string> = {}, options: Pick<AppOptions, 'credentials' | 'resources' | 'versions'> = {}): Promise<AppServer> {
   const database = await createTestDatabase();
-  if (options.resources?.includes(GADGETS) === true) await makeGadgetsTable(database);
+  if (options.resources?.some((resource) => resource.plural === GADGETS.plural) === true) await makeGadgetsTable(database);
   const db = database.open();
   const config = loadConfig({ ...database.env, ...env });
   const logs: Record<string, unknown>[] = [];

@@ -17,9 +17,13 @@ export interface Sequencer {
   stop(): Promise<void>;
 }
 
-// The sequencer's lock, in the two-key space of advisory locks: apart from the one-key locks of
-// idempotency keys and migrations, whatever their hashes. Advisory locks are per database.
-const LOCK = '7363, 6';
+/**
+ * The sequencer's lock, in the two-key space of advisory locks: apart from the one-key locks of
+ * idempotency keys and migrations, whatever their hashes. Advisory locks are per database; in
+ * pg_locks it shows as locktype 'advisory', classid and objid these two keys, objsubid 2.
+ */
+export const SEQUENCER_LOCK = [7363, 6] as const;
+const LOCK = SEQUENCER_LOCK.join(', ');
 /** The most events one statement positions. */
 const BATCH = 1_000;
 /** The poll behind the notifications: a commit whose writer died before it could notify waits at most this. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { openPostgres } from '../../src/postgres/open.ts';
 import { SEQUENCER_LOCK } from '../../src/postgres/sequencer.ts';
 import { openStream, type OpenStream } from '../support/event-stream.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
@@ -107,5 +108,52 @@ describe('the event sequencer SIGKILLed', { skip: skipWithoutPostgres() }, () =>
     assert.deepEqual(errorLines(others), []);
     t.diagnostic(`${written.length} events; the latest reached a stream ${Math.round(latest)} ms after its commit`);
     assert.ok(latest < CONTRACT_MS, `every event within 1 s of its commit: the latest came ${Math.round(latest)} ms after (${written.length} events, SIGKILL ${Math.round(killedAt - startedAt)} ms in)`);
+  });
+
+  // A stream that starts "now" starts after the newest positioned event (docs/events.md, the live
+  // stream). Here the sequencer is held off (the test holds its lock), an event Y is recorded by a
+  // transaction still open, and a later event X commits; then the stream opens, Y commits, and the
+  // sequencer goes on: it positions Y before X (insert order). A stream placed at X (the newest event
+  // counting those without a position) would never get Y, committed after its head was sent.
+  test('a stream that starts now gets an event committed after its head, recorded before an unpositioned one', { timeout: 60_000 }, async () => {
+    const database = await migratedDatabase(cluster);
+    const lock = openPostgres(database, { poolSize: 1 });
+    let released: Promise<void> | undefined;
+    const release = (): Promise<void> => (released ??= lock.end());
+    const writer = openPostgres(database, { poolSize: 1 });
+    let node: ServeProcess | undefined;
+    try {
+      await lock.rows(`SELECT pg_advisory_lock(${SEQUENCER_LOCK.join(', ')})`);
+      node = spawnServe({ SVC_DATABASE_URL: database });
+      servers.push(node);
+      const base = await urlOf(node);
+      assert.equal((await post(`${base}/api/products`, { name: 'first', priceInCents: 1 })).status, 201);
+      let recorded = (_id: string): void => {};
+      const yRecorded = new Promise<string>((resolve) => (recorded = resolve));
+      let commit = (): void => {};
+      const committing = new Promise<void>((resolve) => (commit = resolve));
+      const transaction = writer.transaction(async (tx) => {
+        const [row] = await tx.rows("INSERT INTO events (type, created_at, data) SELECT type, created_at, data FROM events ORDER BY seq LIMIT 1 RETURNING tx::text || '_' || seq");
+        recorded(String(row?.[0]));
+        await committing;
+      });
+      const y = await yRecorded;
+      const made = await post(`${base}/api/products`, { name: 'X', priceInCents: 2 });
+      assert.equal(made.status, 201);
+      const stream = await openStream(`${base}/api/events`, { connection: 'close' });
+      commit();
+      await transaction;
+      // The lock's session ends: the node's candidate becomes the sequencer.
+      await release();
+      try {
+        const messages = await stream.waitFor(2, 10_000);
+        assert.ok(messages.some((message) => message.id === y), `the stream got ${y}, committed after its head`);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      node?.kill();
+      await Promise.all([release(), writer.end()]);
+    }
   });
 });

@@ -32,7 +32,8 @@ export const SEQUENCER_POLL_MS = 250;
 // a second later (a frozen server answers nothing): another session, maybe another process's, leads.
 const STATEMENT_MS = 5_000;
 const RETRY_FIRST_MS = 250;
-const RETRY_MAX_MS = 5_000;
+// A database back from an outage gets its sequencer within about a second.
+const RETRY_MAX_MS = 1_000;
 const STOP_WAIT_MS = 250;
 
 // Waits for the lock however long another session holds it (no timeout a role or database may set);
@@ -63,7 +64,7 @@ SELECT n, CASE WHEN n > 0 THEN pg_notify('${EVENTS_CHANNEL}', '') END AS told FR
  * a commit of this process, the poll) it gives committed events their positions. Only the session
  * holding the lock positions, and the lock is released only when that session ends (its node
  * SIGKILLed, the database restarted, stop()), so there is never more than one sequencer, and its
- * batches commit one after another. A lost connection is replaced, waiting longer each time up to 5 s.
+ * batches commit one after another. A lost connection is replaced, waiting longer each time up to 1 s.
  */
 export function createSequencer(connect: () => PgSessionClient, pollMs = SEQUENCER_POLL_MS): Sequencer {
   let started = false;

@@ -28,16 +28,18 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
 
 function serve(root, url) {
-  const env = { PATH: process.env.PATH, SVC_DATABASE_URL: url, SVC_PORT: '0', SVC_LOG_LEVEL: 'warn', SVC_RATE_LIMIT: '0', SVC_DB_POOL_SIZE: '8' };
-  const child = spawn(process.execPath, [`${root}/bin/serve.js`], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { PATH: process.env.PATH, SVC_DATABASE_URL: url, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DB_POOL_SIZE: '8' };
+  const child = spawn(process.execPath, [`${root}/bin/serve.js`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const listening = new Promise((resolve, reject) => {
     let text = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    const found = (chunk) => {
       text += chunk;
       const match = /"url":"([^"]+)"/.exec(text);
       if (match) resolve(match[1]);
-    });
-    child.once('exit', () => reject(new Error(`${root} exited: ${text}`)));
+    };
+    child.stdout.setEncoding('utf8').on('data', found);
+    child.stderr.setEncoding('utf8').on('data', found);
+    child.once('exit', () => reject(new Error(`${root} exited: ${text.slice(-2000)}`)));
   });
   return { child, pid: child.pid, listening };
 }

@@ -159,7 +159,7 @@ describe('rate limiting, shutting down and SVC_API_TOKEN with CORS on', () => {
   after(() => server.stop());
 
   test('401 of a write without the token carries them, WWW-Authenticate exposed', async () => {
-    const response = await postJson(`${server.url}/api/workspaces`, { name: 'x' }, from(APP));
+    const response = await postJson(`${server.url}/api/products`, { name: 'x', priceInCents: 1 }, from(APP));
     assert.equal(response.status, 401);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer');
     assertAllowed(response, APP, '401');

@@ -58,7 +58,7 @@ export function addResourceRoutes(router: Router<Handler>, resource: Resource, u
   const validatorsIn = (version: VersionView): Validators => {
     let found = validators.get(version);
     if (found === undefined) {
-      found = validatorsOf({ ...resource, fields: version.fieldsOf(resource) });
+      found = validatorsOf({ fields: version.fieldsOf(resource) });
       validators.set(version, found);
     }
     return found;

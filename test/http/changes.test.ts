@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { Resource } from '../../src/resources/resource.ts';
 import { assertProblem, NON_IDS } from '../support/assertions.ts';
 import { changeOf, createAt, type Json, oneFieldChange } from '../support/resource-requests.ts';
-import { ALL_RESOURCES, refusals, representationMembers } from '../support/resources.ts';
+import { ALL_RESOURCES, refusals, representationMembers, fieldsIn } from '../support/resources.ts';
 import { patchJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // PATCH as a JSON Merge Patch (docs/api.md, Requests that change) on every resource served, the test
@@ -27,7 +27,7 @@ const padded = (body: Json): Json => Object.fromEntries(Object.entries(body).map
 function refusedEach(resource: Resource, nth: number): { body: Json; codes: string[] } {
   const body: Json = {};
   const codes: string[] = [];
-  for (const field of Object.keys(resource.fields)) {
+  for (const field of Object.keys(fieldsIn(resource))) {
     const all = refusals(resource).filter((refusal) => refusal.field === field);
     const refusal = all[Math.min(nth, all.length - 1)];
     assert.ok(refusal !== undefined, `${resource.plural}.${field} refuses a value`);
@@ -38,7 +38,7 @@ function refusedEach(resource: Resource, nth: number): { body: Json; codes: stri
 }
 
 for (const resource of ALL_RESOURCES) {
-  const fields = Object.keys(resource.fields);
+  const fields = Object.keys(fieldsIn(resource));
 
   test(`${resource.plural}: PATCH replaces the members sent, keeps the others, moves updatedAt and the ETag, and answers what a GET reads`, async () => {
     const made = await createAt(server.url, resource);

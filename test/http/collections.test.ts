@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertProblem } from '../support/assertions.ts';
 import { createAt, type Made } from '../support/resource-requests.ts';
-import { ALL_RESOURCES, validBody } from '../support/resources.ts';
+import { ALL_RESOURCES, validBody, fieldsIn } from '../support/resources.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // Each resource served is a collection of its own (the test resource included): its own items and
@@ -33,7 +33,7 @@ test("a body of another resource is refused: each of its fields this one does no
   let pairs = 0;
   for (const resource of ALL_RESOURCES) {
     for (const other of ALL_RESOURCES.filter((candidate) => candidate !== resource)) {
-      const foreign = Object.keys(other.fields).filter((field) => !(field in resource.fields));
+      const foreign = Object.keys(fieldsIn(other)).filter((field) => !(field in fieldsIn(resource)));
       if (foreign.length === 0) continue;
       pairs++;
       const response = await postJson(`${server.url}${resource.path}`, { ...validBody(other), ...validBody(resource) });

@@ -22,7 +22,7 @@ const ITEM = ['GET', 'HEAD', 'PATCH', 'DELETE'];
 
 const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'];
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID', 'Api-Version'];
 
 /** Sends a CORS preflight as a browser does: OPTIONS with Origin, the method asked for and, maybe, headers. */
 function preflight(url: string, origin: string, method: string, requestHeaders?: string): Promise<Response> {
@@ -43,7 +43,7 @@ async function assertAccepted(response: Response, origin: string, methods: reado
   for (const name of ALLOWED_HEADERS) assert.ok(allowed.includes(name.toLowerCase()), `${label}: ${name} allowed`);
   assert.equal(response.headers.get('access-control-max-age'), '7200', label);
   assert.equal(response.headers.get('access-control-allow-credentials'), null, label);
-  assert.equal(response.headers.get('vary'), 'Origin', label);
+  assert.equal(response.headers.get('vary'), 'Origin, Api-Version', label);
   // The security headers are on preflights too.
   assert.equal(response.headers.get('x-content-type-options'), 'nosniff', label);
 }
@@ -54,7 +54,7 @@ async function assertRefused(response: Response, label: string): Promise<void> {
   await response.arrayBuffer();
   const cors = [...response.headers.keys()].filter((name) => name.startsWith('access-control-'));
   assert.deepEqual(cors, [], label);
-  assert.equal(response.headers.get('vary'), 'Origin', label);
+  assert.equal(response.headers.get('vary'), 'Origin, Api-Version', label);
 }
 
 describe('preflights with SVC_CORS_ORIGINS set', () => {

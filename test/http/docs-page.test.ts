@@ -57,7 +57,7 @@ test('every other header of every response is the same as on JSON responses; HEA
       if (name !== 'content-security-policy') assert.equal(response.headers.get(name), value, `${method} ${name}`);
     }
     assert.match(response.headers.get('x-request-id') ?? '', /^[A-Za-z0-9._:-]{1,128}$/);
-    assert.equal(response.headers.get('vary'), 'Origin');
+    assert.equal(response.headers.get('vary'), 'Origin, Api-Version');
     assert.equal(response.headers.get('server'), null);
     await response.arrayBuffer();
   }

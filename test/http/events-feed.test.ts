@@ -4,7 +4,7 @@ import type { Resource } from '../../src/resources/resource.ts';
 import { assertProblem, RFC3339_UTC_MS } from '../support/assertions.ts';
 import { followToEnd, followUntil, readFeed, settle, unknownIdLike, type WireEvent } from '../support/events.ts';
 import { changeOf, createAt, eventTypesOf, type Json, type Made } from '../support/resource-requests.ts';
-import { ALL_RESOURCES, refusals, RESOURCES, validBody } from '../support/resources.ts';
+import { ALL_RESOURCES, refusals, RESOURCES, validBody, fieldsIn } from '../support/resources.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // The feed of docs/events.md over every resource served (the test resource included): one event per
@@ -35,7 +35,7 @@ async function head(): Promise<string> {
 
 // Each resource's fields with their own values, texts padded with white space the rules trim: no change.
 function ownValues(resource: Resource, body: Json): Json {
-  return Object.fromEntries(Object.keys(resource.fields).map((field) => [field, typeof body[field] === 'string' ? `  ${body[field]} ` : body[field]]));
+  return Object.fromEntries(Object.keys(fieldsIn(resource)).map((field) => [field, typeof body[field] === 'string' ? `  ${body[field]} ` : body[field]]));
 }
 
 test('each type of every resource: exactly id, type, createdAt and data, the representation right after the change (before it, for a delete)', async () => {

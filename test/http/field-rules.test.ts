@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Field, ScalarField } from '../../src/resources/fields.ts';
 import type { Resource } from '../../src/resources/resource.ts';
-import { ALL_RESOURCES, refusals, validBody } from '../support/resources.ts';
+import { ALL_RESOURCES, refusals, validBody, fieldsIn } from '../support/resources.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // The field rules of docs/api.md end to end, on every field of every resource served (the test
@@ -53,7 +53,7 @@ function scalarCases(field: ScalarField<unknown>): [string, string | null][] {
 
 /** Every place a scalar value goes: a scalar field, or a member of an object field. */
 function scalarSlots(resource: Resource): { at: string[]; field: ScalarField<unknown> }[] {
-  return Object.entries(resource.fields).flatMap(([name, field]: [string, Field<unknown>]) =>
+  return Object.entries(fieldsIn(resource)).flatMap(([name, field]: [string, Field<unknown>]) =>
     field.kind === 'scalar' ? [{ at: [name], field }] : Object.entries(field.members).map(([member, spec]) => ({ at: [name, member], field: spec })));
 }
 
@@ -62,7 +62,7 @@ function scalarSlots(resource: Resource): { at: string[]; field: ScalarField<unk
  * object field as a whole (anything but an object is a type error; a member it does not have is unknown).
  */
 function casesOf(resource: Resource): { at: string[]; cases: [string, string[]][] }[] {
-  const wholes = Object.entries(resource.fields).flatMap(([name, field]) => {
+  const wholes = Object.entries(fieldsIn(resource)).flatMap(([name, field]) => {
     if (field.kind !== 'object') return [];
     const extra = JSON.stringify({ ...(validBody(resource)[name] as object), [`${name}Extra`]: 1 });
     const cases: [string, string[]][] = [...['"x"', '42', '[]', 'null'].map((json): [string, string[]] => [json, [`/${name} type`]]), [extra, [`/${name}/${name}Extra unknown_field`]]];
@@ -95,7 +95,7 @@ for (const resource of ALL_RESOURCES) {
   });
 
   test(`${resource.plural}: a field or member left out is required, unless the field has a default, which is stored`, async () => {
-    for (const [name, field] of Object.entries(resource.fields)) {
+    for (const [name, field] of Object.entries(fieldsIn(resource))) {
       const missing = await errorsFor(resource, bodyWith(resource, [name], undefined));
       assert.deepEqual(missing, field.default === undefined ? [`/${name} required`] : [], name);
       if (field.kind === 'object') {
@@ -120,9 +120,9 @@ for (const resource of ALL_RESOURCES) {
   });
 
   test(`${resource.plural}: a typo is reported, not dropped, alongside every other error`, async () => {
-    const [first, ...others] = Object.keys(resource.fields) as [string, ...string[]];
+    const [first, ...others] = Object.keys(fieldsIn(resource)) as [string, ...string[]];
     const body: Record<string, unknown> = {};
-    const expected = resource.fields[first]?.default === undefined ? [`/${first} required`] : [];
+    const expected = fieldsIn(resource)[first]?.default === undefined ? [`/${first} required`] : [];
     for (const field of others) {
       const refusal = refusals(resource).find((candidate) => candidate.field === field);
       assert.ok(refusal !== undefined);

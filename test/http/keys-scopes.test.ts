@@ -44,6 +44,8 @@ const OPERATIONS: Operation[] = [
   { name: 'GET /api/ping', needs: 'open', success: 200, send: get('GET', () => '/api/ping') },
   { name: 'HEAD /api/ping', needs: 'open', success: 200, send: get('HEAD', () => '/api/ping') },
   { name: 'GET /api/openapi.json', needs: 'open', success: 200, send: get('GET', () => '/api/openapi.json') },
+  { name: 'GET /api/versions', needs: 'open', success: 200, send: get('GET', () => '/api/versions') },
+  { name: 'HEAD /api/versions', needs: 'open', success: 200, send: get('HEAD', () => '/api/versions') },
   ...ALL_RESOURCES.flatMap(resourceOperations),
   { name: 'GET /api/keys', needs: 'admin', success: 200, send: get('GET', () => '/api/keys') },
   { name: 'HEAD /api/keys', needs: 'admin', success: 200, send: get('HEAD', () => '/api/keys') },

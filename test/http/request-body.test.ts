@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertProblem } from '../support/assertions.ts';
-import { ALL_RESOURCES, refusals, validBody } from '../support/resources.ts';
+import { ALL_RESOURCES, refusals, validBody, fieldsIn } from '../support/resources.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // How a create's body is read (docs/api.md, Request bodies), on every resource served, the test
@@ -16,8 +16,8 @@ for (const resource of ALL_RESOURCES) {
   const { path } = resource;
   const valid = JSON.stringify(validBody(resource));
   // A field a create must send (it has no default), and another field, when there is one.
-  const first = Object.keys(resource.fields).find((field) => resource.fields[field]?.default === undefined) as string;
-  const second = Object.keys(resource.fields).find((field) => field !== first);
+  const first = Object.keys(fieldsIn(resource)).find((field) => fieldsIn(resource)[field]?.default === undefined) as string;
+  const second = Object.keys(fieldsIn(resource)).find((field) => field !== first);
   const post = (body: string | Uint8Array, contentType?: string): Promise<Response> =>
     fetch(`${server.url}${path}`, { method: 'POST', headers: contentType === undefined ? {} : { 'content-type': contentType }, body });
 

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ApiKeyRequest } from '../../src/api-keys.ts';
 import type { Resource } from '../../src/resources/resource.ts';
 import { bearer, type KeysServer, makeKey, type MadeKey } from './keys.ts';
-import { validBody } from './resources.ts';
+import { toNewest, validBody } from './resources.ts';
 import { postJson, startTestServer } from './server.ts';
 
 export type Json = Record<string, unknown>;
@@ -39,7 +39,7 @@ export function changeOf(resource: Resource, current: Json, n = 1): Json {
   for (let k = n; k < n + 24; k++) {
     const patch = validBody(resource, k);
     const changed = Object.keys(patch).filter((field) => !isDeepStrictEqual(patch[field], current[field])).length;
-    const refused = resource.rules.some((rule) => rule.breaks(current as never, { ...current, ...patch } as never));
+    const refused = resource.rules.some((rule) => rule.breaks(toNewest(resource, current) as never, toNewest(resource, { ...current, ...patch }) as never));
     if (!refused && changed > (best?.changed ?? 0)) best = { patch, changed };
   }
   if (best === undefined) throw new Error(`${resource.plural}: no valid body from the ${n}-th changes ${JSON.stringify(current)}`);
@@ -48,10 +48,10 @@ export function changeOf(resource: Resource, current: Json, n = 1): Json {
 
 /** A merge patch of one field, the first it can be, to another value that no rule of the resource refuses. */
 export function oneFieldChange(resource: Resource, current: Json, n = 1): Json {
-  for (const field of Object.keys(resource.fields)) {
+  for (const field of Object.keys(validBody(resource))) {
     for (let k = n; k < n + 24; k++) {
       const value = validBody(resource, k)[field];
-      const refused = resource.rules.some((rule) => rule.breaks(current as never, { ...current, [field]: value } as never));
+      const refused = resource.rules.some((rule) => rule.breaks(toNewest(resource, current) as never, toNewest(resource, { ...current, [field]: value }) as never));
       if (!refused && !isDeepStrictEqual(value, current[field])) return { [field]: value };
     }
   }

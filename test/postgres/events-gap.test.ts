@@ -13,7 +13,10 @@ import { type Answer, databaseOf, errorLines, migratedDatabase, type Nodes, patc
 // exactly once, and each resource's events in the order of its changes. A feed that lets a reader
 // pass a place still to be filled (`id > after` on numbers taken at insert) loses events here. A fresh
 // cluster's transaction ids start near 730, so the run crosses 1000: a feed ordered by the text of
-// the ids (1000 before 999) skips events too.
+// the ids (1000 before 999) skips events too. To make such a place certain, another session of the
+// database now and then holds the idempotency table in SHARE mode for a moment (as a backup tool
+// might): keyed creates then wait between recording their event and committing, while changes and
+// deletes, which record later events, commit.
 const WRITERS = 24;
 const ROUNDS = 5;
 // Followers, each starting on another node: each must see everything.
@@ -84,6 +87,14 @@ describe('the event feed on three nodes of one PostgreSQL database', { skip: ski
     }
   }
 
+  // While `going()`: hold the idempotency table for 150 ms, let go for 100 ms, again.
+  async function stallKeyedCreates(going: () => boolean): Promise<void> {
+    while (going()) {
+      await cluster.sql(['BEGIN', 'LOCK TABLE idempotency_keys IN SHARE MODE', 'SELECT pg_sleep(0.15)', 'COMMIT'], databaseOf(url));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   test('followers paging with limit=5 see every event exactly once, each resource in the order of its changes', { timeout: 240_000 }, async () => {
     const expected: string[] = [];
     let writing = true;
@@ -105,9 +116,10 @@ describe('the event feed on three nodes of one PostgreSQL database', { skip: ski
     };
     const followers = Array.from({ length: FOLLOWERS }, (): WireEvent[] => []);
     const following = Promise.all(followers.map((seen, first) => follow(first, seen)));
+    const stalling = stallKeyedCreates(() => writing);
     await Promise.all(Array.from({ length: WRITERS }, (_, writer) => write(writer, expected)));
     writing = false;
-    await following;
+    await Promise.all([following, stalling]);
     const ids = checkFollower(followers[0] ?? [], expected, polls);
     for (const seen of followers.slice(1)) assert.deepEqual(checkFollower(seen, expected, polls), ids, 'every follower sees the same order');
 

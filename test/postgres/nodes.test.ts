@@ -95,7 +95,7 @@ describe('two serve processes on one PostgreSQL database', { skip: skipWithoutPo
       const first = post(`${a}/api/products`, body, headers).finally(() => settled.push('first'));
       await waitUntil('the first request waits on its INSERT', () => waiting("wait_event = 'relation' AND query LIKE '%INSERT INTO products%'"));
       const retry = post(`${b}/api/products`, body, headers).finally(() => settled.push('retry'));
-      await waitUntil('the retry waits on the key', () => waiting("wait_event = 'advisory'"));
+      await waitUntil('the retry waits on the key', () => waiting("wait_event = 'advisory' AND query LIKE '%pg_advisory_xact_lock%'"));
       assert.deepEqual(settled, [], 'neither answered while the first transaction was open');
       letGo();
       await holding;

@@ -3,7 +3,9 @@
 // lints them with Redocly's recommended rules. The CLI is fetched by npx, so it is not a dependency
 // of this package. Then generates TypeScript types from each with openapi-typescript (pinned in
 // test/openapi/typed-client/) and type-checks the client there against them (its key calls against
-// the keys document, the only one that has the keys endpoints).
+// the keys document, the only one that has the keys endpoints). With `--with-test-resource`, the
+// documents serve the throwaway resource of test/support/resources.ts too (no `name`, an object field,
+// an enum without a default): `npm run lint:openapi -- --with-test-resource`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,9 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { documentOf, type Mode } from '../test/openapi/documents.ts';
 import { checkTypedClient } from '../test/openapi/generated-types.ts';
+import { ALL_RESOURCES, RESOURCES } from '../test/support/resources.ts';
+
+const SERVED = process.argv.includes('--with-test-resource') ? ALL_RESOURCES : RESOURCES;
 
 // True when the client compiles against the types generated from the document at `path`.
 function typedClientCompiles(path: string, mode: Mode): boolean {
@@ -36,7 +41,7 @@ const folder = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
 try {
   const files = DOCUMENTS.map(({ file, mode, rateLimited }) => {
     const path = join(folder, file);
-    writeFileSync(path, `${JSON.stringify(documentOf(mode, rateLimited), null, 2)}\n`);
+    writeFileSync(path, `${JSON.stringify(documentOf(mode, rateLimited, SERVED), null, 2)}\n`);
     return { path, mode };
   });
   const lint = spawnSync('npx', ['--yes', '@redocly/cli@2', 'lint', '--config', config, ...files.map((file) => file.path)], { stdio: 'inherit' });

@@ -16,15 +16,15 @@ const TSC_FLAGS = [
   '--module', 'nodenext', '--allowImportingTsExtensions', '--verbatimModuleSyntax', '--erasableSyntaxOnly', '--pretty', 'false',
 ];
 
-/** The client's files: its products and workspaces, and (against the keys document) its key calls. */
+/** The example client's files: its calls of the service's resources, and (against the keys document) its key calls. */
 export type ClientFile = 'client.ts' | 'keys-client.ts';
 
-/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default), becomes `to`. */
+/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default; or a file of `sources`), becomes `to`. */
 export interface Mutant {
   name: string;
   from: string;
   to: string;
-  source?: ClientFile;
+  source?: string;
 }
 
 /** One error tsc reported. */
@@ -103,17 +103,18 @@ function parseDiagnostics(output: string): Diagnostic[] {
 
 /**
  * Generates the types of `document`, and type-checks client.ts (and keys-client.ts with `keys`, for
- * the keys document) and one copy per mutant, in one tsc run.
+ * the keys document), the programs of `sources` (file name → text) and one copy per mutant, in one tsc run.
  */
-export function checkTypedClient(document: string, mutants: readonly Mutant[] = [], options: { keys?: boolean } = {}): TypedClient {
+export function checkTypedClient(document: string, mutants: readonly Mutant[] = [], options: { keys?: boolean; sources?: Readonly<Record<string, string>> } = {}): TypedClient {
   const folder = mkdtempSync(join(tmpdir(), 'svc-typed-client-'));
   const remove = (): void => rmSync(folder, { recursive: true, force: true });
   try {
     // ES modules, for tsc's `nodenext` and for Node when the test runs the client.
     writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
     generateTypes(document, folder);
-    const files: ClientFile[] = options.keys === true ? ['client.ts', 'keys-client.ts'] : ['client.ts'];
-    const sources = new Map(files.map((name) => [name, readFileSync(join(GENERATOR, name), 'utf8')]));
+    const clients: ClientFile[] = options.keys === true ? ['client.ts', 'keys-client.ts'] : ['client.ts'];
+    const sources = new Map<string, string>([...clients.map((name): [string, string] => [name, readFileSync(join(GENERATOR, name), 'utf8')]), ...Object.entries(options.sources ?? {})]);
+    const files = [...sources.keys()];
     for (const [name, source] of sources) writeFileSync(join(folder, name), source);
     const written = mutants.map((mutant, index) => {
       const source = sources.get(mutant.source ?? 'client.ts');

@@ -4,7 +4,9 @@
 // by npx, so it is not a dependency of this package. Then generates TypeScript types from each with
 // openapi-typescript (pinned in test/openapi/typed-client/) and type-checks there the client program
 // written against that version, if there is one (its key calls against the keys document, the only one
-// that has the keys endpoints).
+// that has the keys endpoints). With `--with-test-resource`, the documents serve the throwaway resource
+// of test/support/resources.ts too (no `name`, an object field, an enum without a default):
+// `npm run lint:openapi -- --with-test-resource`.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +14,9 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { documentOf, type Mode, VERSION_IDS } from '../test/openapi/documents.ts';
 import { checkTypedClient, type ClientFile } from '../test/openapi/generated-types.ts';
+import { ALL_RESOURCES, RESOURCES } from '../test/support/resources.ts';
 
+const SERVED = process.argv.includes('--with-test-resource') ? ALL_RESOURCES : RESOURCES;
 // The client program written against each version (test/openapi/typed-client/).
 const PROGRAMS: Readonly<Record<string, ClientFile>> = { '2026-11-21': 'client.ts', '2026-12-05': 'client-2026-12-05.ts' };
 
@@ -20,7 +24,7 @@ const PROGRAMS: Readonly<Record<string, ClientFile>> = { '2026-11-21': 'client.t
 function typedClientCompiles(path: string, mode: Mode, version: string): boolean {
   const program = PROGRAMS[version];
   if (program === undefined) return true;
-  const typed = checkTypedClient(readFileSync(path, 'utf8'), [], program === 'client.ts' && mode === 'keys' ? ['client.ts', 'keys-client.ts'] : [program]);
+  const typed = checkTypedClient(readFileSync(path, 'utf8'), [], { files: program === 'client.ts' && mode === 'keys' ? ['client.ts', 'keys-client.ts'] : [program] });
   try {
     for (const { file, line, text } of typed.diagnostics) console.error(`${file}:${line}: ${text}`);
     console.log(`${basename(path)}: openapi-typescript types ${typed.diagnostics.length === 0 ? `type-check ${program}` : `do NOT type-check ${program}`}`);
@@ -43,7 +47,7 @@ try {
   const files = MODES.flatMap(({ name, mode, rateLimited }) =>
     VERSION_IDS.map((version) => {
       const path = join(folder, `${name}-${version}.json`);
-      writeFileSync(path, `${JSON.stringify(documentOf(mode, rateLimited, undefined, version), null, 2)}\n`);
+      writeFileSync(path, `${JSON.stringify(documentOf(mode, rateLimited, SERVED, version), null, 2)}\n`);
       return { path, mode, version };
     }),
   );

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CredentialCheck } from './callers/caller.ts';
 import type { Config } from './config.ts';
-import { createStorage, type Database, defaultSqlDirFor, isPostgres, watchCommits } from './db/engine.ts';
+import { createStorage, type Database, defaultSqlDirFor, isPostgres, startEventSequencing, watchCommits } from './db/engine.ts';
 import { signalCommits } from './db/commit-watch.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
@@ -28,6 +28,7 @@ import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
 import { createLiveEvents } from './events/live.ts';
 import { createLogger, type Logger } from './log/logger.ts';
+import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
 import { EnumCounter } from './metrics/instruments.ts';
@@ -98,6 +99,8 @@ export function createApp(options: AppOptions): App {
   const engine = createStorage(db, metrics === null ? shared : { ...shared, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   const counted = metrics === null ? engine : countingEvents(engine, resources, countEventsIn(metrics, catalogue.names, catalogue.nameOf));
   const live = createLiveEvents(counted.events, catalogue, watchCommits(db), logger, metrics);
+  // On PostgreSQL events are readable once positioned: this app's pool runs a candidate for the sequencer.
+  startEventSequencing(db, sequencerFailed(logger));
   // Every commit wakes the live streams of this process and, through the engine, of the others; and
   // this process's webhook deliverers, since it may have recorded an event a webhook wants.
   const storage = signalCommits(counted, () => {
@@ -147,6 +150,11 @@ function countEventsIn(metrics: ServiceMetrics, names: readonly string[], nameOf
   metrics.registry.unregister('events_recorded_total');
   const counter = metrics.registry.register(new EnumCounter('events_recorded_total', 'Events recorded with committed changes, by type.', 'type', names));
   return (type) => counter.inc(nameOf(type));
+}
+
+// The sequencer's lost connections (a database outage): a line every few seconds, as it tries again.
+function sequencerFailed(logger: Logger): (error: Error) => void {
+  return throttled<Error>(5_000, (error, heldBack) => logger.warn('event sequencer: connection lost; trying again', { reason: error.message, heldBack }));
 }
 
 // The pipeline's reports, counted in the service's metrics; api_requests_total has a series per version

@@ -1,14 +1,14 @@
 import type { Storage } from './storage.ts';
 
 /**
- * How the processes of one service learn of each other's commits (docs/events.md, Wake-ups): each
- * engine implements it (src/sqlite/commit-watch.ts, src/postgres/commit-watch.ts). A sign may come
- * when nothing new was committed; it must come within a second of a commit by another process.
+ * How the processes of one service learn that new events can be read (docs/events.md, the live
+ * stream): each engine implements it (src/sqlite/commit-watch.ts, src/postgres/commit-watch.ts). A
+ * sign may come when nothing new can be read; it must come within a second of a commit by any process.
  */
 export interface CommitWatch {
-  /** This process committed a write: tell the other processes (or nothing, when they find out alone). */
+  /** This process committed a write: see that a sign follows, here and in the other processes. */
   announce(): void;
-  /** Calls `onCommit` on signs of commits by other processes until the returned function is called. */
+  /** Calls `onCommit` on signs that new events may be readable, until the returned function is called. */
   listen(onCommit: () => void): () => void;
 }
 

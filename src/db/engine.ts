@@ -51,3 +51,11 @@ export async function closeDatabase(db: Database): Promise<void> {
 export function watchCommits(db: Database): CommitWatch {
   return isPostgres(db) ? watchPostgresCommits(db) : watchSqliteCommits(db);
 }
+
+/**
+ * Starts what makes new events readable where the engine needs it: on PostgreSQL, this pool's
+ * candidate for the event sequencer, which runs until the pool ends (db.end()). SQLite needs nothing.
+ */
+export function startEventSequencing(db: Database, onFailure: (error: Error) => void): void {
+  if (isPostgres(db)) db.sequencer?.start(onFailure);
+}

@@ -7,7 +7,7 @@ import { callbackMetric } from '../metrics/registry.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { LiveFeed } from './live-feed.ts';
 
-/** The live feed of a process, and what to call after each commit of this process (it wakes the feed and tells the other processes). */
+/** The live feed of a process, and what to call after each commit of this process (the engine's commit watch makes it wake the feeds). */
 export interface LiveEvents {
   feed: LiveFeed;
   committed(): void;
@@ -30,9 +30,6 @@ export function createLiveEvents(events: EventRepository, catalogue: EventCatalo
       callbackMetric({ type: 'gauge', name: 'event_streams_open', help: 'Live event streams open (GET /api/events as text/event-stream).', merge: 'sum', read: () => feed.size }),
     );
   }
-  const committed = (): void => {
-    feed.wake();
-    commits.announce();
-  };
-  return { feed, committed };
+  // SQLite wakes this feed at once; on PostgreSQL an event is readable once the sequencer positioned it, and its notification wakes the feeds.
+  return { feed, committed: () => commits.announce() };
 }

@@ -17,6 +17,8 @@ export interface CreateSpec<I> {
    * single write (autocommit on PostgreSQL), with one inside the transaction that stores the response.
    */
   execute(tx: Repositories, input: I, version: VersionView): Promise<Reply>;
+  /** False when the create reads before it writes (a resource's checks): it then runs in a transaction. True by default. */
+  oneStatement?: boolean;
 }
 
 function recorded(reply: Reply): RecordedResponse {
@@ -42,7 +44,8 @@ export function createHandler<I>(deps: WriteDeps, spec: CreateSpec<I>): Handler 
     if (key === null) {
       const { input } = await readValidated(ctx.req, deps.bodyLimitBytes, validate);
       // One INSERT commits by itself: no transaction to open (PostgreSQL saves two round trips).
-      return deps.storage.singleWrite((tx) => spec.execute(tx, input, version));
+      const work = (tx: Repositories): Promise<Reply> => spec.execute(tx, input, version);
+      return spec.oneStatement === false ? deps.storage.transaction(work) : deps.storage.singleWrite(work);
     }
     // A key belongs to its caller (docs/api.md, Idempotent creates): the same key from two callers names two requests.
     const scope = ctx.caller === null ? `${ctx.method} ${ctx.path}` : `${ctx.caller.kind}:${ctx.caller.id} ${ctx.method} ${ctx.path}`;

@@ -65,6 +65,20 @@ const VARY_VERSION: readonly string[] = ['vary', 'Api-Version'];
 const NO_HEADERS: readonly string[] = [];
 const underApi = (path: string): boolean => path === '/api' || path.startsWith('/api/');
 
+// The CORS headers and a version's (name, value, …), with one Vary that names both (`Origin, Api-Version`).
+function joined(cors: readonly string[], version: readonly string[]): readonly string[] {
+  if (cors.length === 0) return version;
+  const headers = [...cors];
+  const vary = headers.indexOf('vary');
+  for (let i = 0; i < version.length; i += 2) {
+    const name = version[i] as string;
+    const value = version[i + 1] as string;
+    if (name === 'vary' && vary >= 0 && vary % 2 === 0) headers[vary + 1] = `${headers[vary + 1] as string}, ${value}`;
+    else headers.push(name, value);
+  }
+  return headers;
+}
+
 /** A request's context, filled in as the pipeline learns it (route parameters, caller). */
 type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
 
@@ -216,13 +230,13 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       }
       // Once draining, a request that was already in flight still ends its connection.
       if (draining) res.setHeader('connection', 'close');
-      sendProblem(req, res, error, ctx.path, ctx.requestId, [...corsHeaders, ...versionHeaders()]);
+      sendProblem(req, res, error, ctx.path, ctx.requestId, joined(corsHeaders, versionHeaders()));
       finish(res.statusCode);
     };
     const succeed = (reply: Reply): void => {
       if (draining) res.setHeader('connection', 'close');
       if (reply.headers?.['idempotent-replayed'] !== undefined) report?.replayed();
-      const headers = api ? [...corsHeaders, ...ctx.version.headers] : corsHeaders;
+      const headers = api ? joined(corsHeaders, ctx.version.headers) : corsHeaders;
       if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, headers, finish);
       sendReply(req, res, reply, ctx.requestId, headers);
       finish(reply.status);

@@ -1,5 +1,6 @@
 import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotent-write.ts';
+import { CheckRefused } from '../resources/use-cases.ts';
 import { ERRORS, type FieldError, HttpError, reasonPhrase } from './errors.ts';
 
 /** An RFC 9457 problem document as this service sends it (docs/api.md, Errors). */
@@ -32,6 +33,7 @@ function unavailable(detail: string, retryAfterS: number): HttpError {
 /** The HttpError an error of storage or of a use case stands for; any other error is returned as it is. */
 export function asClientError(error: unknown): unknown {
   if (error instanceof HttpError || !(error instanceof Error)) return error;
+  if (error instanceof CheckRefused) return new HttpError(error.refusal);
   for (const [type, toHttp] of CLIENT_ERRORS) if (error instanceof type) return toHttp();
   return error;
 }

@@ -60,6 +60,7 @@ function errorCatalogue(resources: readonly Resource[]): string {
   const rows: { code: string; status: number; detail: string; where: string }[] = (Object.keys(ERRORS) as ErrorCode[]).map((code) => ({ code, ...ERRORS[code], where: whereText(ERROR_SCOPES[code]) }));
   for (const resource of resources) {
     for (const { refusal } of resource.rules) rows.push({ ...refusal, where: `changes of ${resource.plural}` });
+    for (const { refusal } of resource.checks) rows.push({ ...refusal, where: `creates and changes of ${resource.plural}` });
   }
   const lines = rows.sort((a, b) => a.status - b.status).map(({ code, status, detail, where }) => `| ${status} ${reasonPhrase(status)} | \`${code}\` | ${where} | ${detail} |`);
   return ['| status | code | where | detail |', '|---|---|---|---|', ...lines].join('\n');
@@ -132,7 +133,7 @@ function servesKeys(options: OpenApiOptions): boolean {
 function components(options: OpenApiOptions): JsonObject {
   const keys = servesKeys(options);
   const { resources } = options;
-  const ownCodes = resources.flatMap((resource) => resource.rules.map((rule) => rule.refusal.code));
+  const ownCodes = resources.flatMap((resource) => [...resource.rules, ...resource.checks].map((rule) => rule.refusal.code));
   const parts: JsonObject = {
     schemas: {
       ...Object.assign({}, ...resources.map(resourceSchemas)),

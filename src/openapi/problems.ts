@@ -116,9 +116,12 @@ function problemSchemaFor(status: number, codes: readonly string[]): JsonObject 
   };
 }
 
-// The errors of a resource's own rules, which can answer a change of it.
+// The errors of a resource's own rules, which can answer a change of it, and of its checks, a create or a change.
 function ownErrors(place: OperationPlace): OwnError[] {
-  return place.kind === 'change' && place.described !== undefined ? place.described.rules.map((rule) => rule.refusal) : [];
+  const resource = place.described;
+  if (resource === undefined) return [];
+  const checks = place.kind === 'create' || place.kind === 'change' ? resource.checks.map((check) => check.refusal) : [];
+  return [...(place.kind === 'change' ? resource.rules.map((rule) => rule.refusal) : []), ...checks];
 }
 
 // What the catalogue or the resource's own errors say of `code`.

@@ -1,3 +1,5 @@
+import type { Sequencer } from './sequencer.ts';
+
 /** Runs statements on one connection (or any, outside a transaction); rows come back as arrays in select order. */
 export interface SqlRunner {
   /** The rows of a statement with `$1…` parameters. */
@@ -33,6 +35,11 @@ export interface PostgresClient extends SqlRunner {
    * after each reconnection; returns how to stop. Absent: the client cannot listen (others poll).
    */
   listen?(channel: string, onNotify: () => void): () => void;
+  /**
+   * This pool's candidate for the event sequencer (src/postgres/sequencer.ts), started by createApp and
+   * stopped by end(). Absent: the client cannot run one (another process's must position events).
+   */
+  readonly sequencer?: Sequencer;
   /** Closes every connection; later calls reject. */
   end(): Promise<void>;
 }

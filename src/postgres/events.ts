@@ -3,7 +3,7 @@ import { isoText } from './sql.ts';
 import { type EventRead, type EventType, type StoredEvent, typeMask } from '../events/model.ts';
 import type { EventRepository } from '../events/repository.ts';
 
-/** An event's place in the feed: the id of its transaction and its number, as decimal text. */
+/** The event an id names: its transaction's id and its number, as decimal text. */
 export interface FeedPlace {
   tx: string;
   seq: string;
@@ -11,9 +11,6 @@ export interface FeedPlace {
 
 const MAX_XID8 = 2n ** 64n - 1n;
 const MAX_BIGINT = 2n ** 63n - 1n;
-// The oldest transaction that may still commit: events below it are visible, and final.
-const VISIBLE = 'tx < pg_snapshot_xmin(pg_current_snapshot())';
-const AFTER = '(tx, seq) > ($1::xid8, $2::bigint)';
 
 /** The place an id names (`<tx>_<seq>`), or null when it is not one this engine issues. */
 export function placeOf(id: string): FeedPlace | null {
@@ -24,58 +21,63 @@ export function placeOf(id: string): FeedPlace | null {
   return BigInt(tx) <= MAX_XID8 && BigInt(seq) <= MAX_BIGINT ? { tx, seq } : null;
 }
 
-// The places are read as text under other names: ORDER BY prefers an output column's name, and the
-// text of 1000 sorts before the text of 999.
+// The feed is the positioned events in position order (src/postgres/sequencer.ts gives positions after
+// commit, in order, one batch after the other): a reader never sees a position before one it passed.
+// Positions are read as text, and ids are `<tx>_<seq>` as before positions existed.
 const PAGE =
   `SELECT tx::text AS tx_text, seq::text AS seq_text, type, ${isoText('created_at')}, data FROM events ` +
-  `WHERE ${AFTER} AND ${VISIBLE} AND created_at >= $3 AND (($4::bigint >> type) & 1) = 1 ORDER BY tx, seq LIMIT $5`;
-// Where `after` stands, in one snapshot: below the horizon of retention, at it, its event visible, the next event (any type) expired.
-const PLACE =
-  `SELECT coalesce((SELECT (tx, seq) > ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false), ` +
-  `coalesce((SELECT (tx, seq) = ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false), ` +
-  `EXISTS (SELECT 1 FROM events WHERE tx = $1::xid8 AND seq = $2::bigint AND ${VISIBLE}), ` +
-  `coalesce((SELECT created_at < $3 FROM events WHERE ${AFTER} AND ${VISIBLE} ORDER BY tx, seq LIMIT 1), false)`;
-const NEWEST = `SELECT tx::text AS tx_text, seq::text AS seq_text FROM events WHERE ${VISIBLE} ORDER BY tx DESC, seq DESC LIMIT 1`;
+  'WHERE position > $1::bigint AND created_at >= $2 AND (($3::bigint >> type) & 1) = 1 ORDER BY position LIMIT $4';
+// Where `after` (tx $1, seq $2) stands, in one snapshot: whether its event is kept, its position (or the
+// horizon's, when it is the newest deleted event), whether retention deleted it, and whether the next
+// event (any type) is past retention.
+const PLACE = `WITH target AS (SELECT position FROM events WHERE tx = $1::xid8 AND seq = $2::bigint),
+horizon AS (SELECT position, (tx, seq) = ($1::xid8, $2::bigint) AS here, $2::bigint <= deleted_seq AS deleted FROM events_horizon WHERE id = 1),
+place AS (SELECT coalesce((SELECT position FROM target), (SELECT position FROM horizon WHERE here)) AS position)
+SELECT EXISTS (SELECT 1 FROM target), (SELECT position::text FROM place), coalesce((SELECT deleted FROM horizon), false),
+  coalesce((SELECT created_at < $3 FROM events WHERE position > (SELECT position FROM place) ORDER BY position LIMIT 1), false)`;
+const NEWEST = 'SELECT tx::text AS tx_text, seq::text AS seq_text FROM events WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1';
 // One statement, so one short transaction: the leading run of expired events among the oldest $1
-// visible ones is deleted, and the newest deleted place remembered (it only ever moves forwards).
-const DELETE_EXPIRED = `WITH head AS (SELECT tx, seq, created_at FROM events WHERE ${VISIBLE} ORDER BY tx, seq LIMIT $1),
-kept AS (SELECT tx, seq FROM head WHERE created_at >= $2 ORDER BY tx, seq LIMIT 1),
-doomed AS (SELECT tx, seq FROM head WHERE NOT EXISTS (SELECT 1 FROM kept) OR (tx, seq) < (SELECT tx, seq FROM kept)),
-gone AS (DELETE FROM events e USING doomed d WHERE e.tx = d.tx AND e.seq = d.seq RETURNING e.tx, e.seq),
-newest AS (SELECT tx, seq FROM gone ORDER BY tx DESC, seq DESC LIMIT 1),
-remembered AS (INSERT INTO events_horizon (id, tx, seq) SELECT 1, tx, seq FROM newest
-  ON CONFLICT (id) DO UPDATE SET tx = excluded.tx, seq = excluded.seq WHERE (events_horizon.tx, events_horizon.seq) < (excluded.tx, excluded.seq))
+// positioned ones is deleted, and the newest deleted remembered (it only ever moves forwards), with
+// the largest seq ever deleted.
+const DELETE_EXPIRED = `WITH head AS (SELECT tx, seq, position, created_at FROM events WHERE position IS NOT NULL ORDER BY position LIMIT $1),
+kept AS (SELECT position FROM head WHERE created_at >= $2 ORDER BY position LIMIT 1),
+doomed AS (SELECT tx, seq FROM head WHERE NOT EXISTS (SELECT 1 FROM kept) OR position < (SELECT position FROM kept)),
+gone AS (DELETE FROM events e USING doomed d WHERE e.tx = d.tx AND e.seq = d.seq RETURNING e.tx, e.seq, e.position),
+newest AS (SELECT tx, seq, position, (SELECT max(seq) FROM gone) AS deleted_seq FROM gone ORDER BY position DESC LIMIT 1),
+remembered AS (INSERT INTO events_horizon (id, tx, seq, position, deleted_seq) SELECT 1, tx, seq, position, deleted_seq FROM newest
+  ON CONFLICT (id) DO UPDATE SET tx = excluded.tx, seq = excluded.seq, position = excluded.position,
+    deleted_seq = greatest(events_horizon.deleted_seq, excluded.deleted_seq)
+  WHERE events_horizon.position < excluded.position)
 SELECT count(*)::int FROM gone`;
 
 const idOf = (tx: unknown, seq: unknown): string => `${String(tx)}_${String(seq)}`;
 
+// Where the feed goes on after an id: a position, "not yet" (its event is kept but has no position:
+// nothing after it can be shown yet), or why not.
+type After = { position: string } | { kind: 'pending' } | Exclude<EventRead, { kind: 'events' }>;
+
 /**
- * The EventRepository on PostgreSQL. The feed is ordered by (tx, seq) and shows only events whose
- * transaction id is below the reading statement's snapshot xmin: every transaction below it has
- * ended, and any transaction still to commit has an id at or above it, so no event can ever appear
- * before a place a reader has passed (docs/events.md, the ordering argument).
+ * The EventRepository on PostgreSQL. The feed is the events that have a position, in position order;
+ * the sequencer gives committed events positions in one batch after another, so no event ever appears
+ * before a place a reader has passed, and no transaction outside the service's writes holds the feed
+ * back (docs/events.md, the ordering argument).
  */
 export function createPostgresEventRepository(db: SqlRunner, retentionMs: number): EventRepository {
   const keptSince = (): string => new Date(Date.now() - retentionMs).toISOString();
-  const whereIs = async (place: FeedPlace, since: string): Promise<EventRead | null> => {
-    const [row = []] = await db.rows(PLACE, [place.tx, place.seq, since]);
-    const [belowHorizon, atHorizon, exists, nextExpired] = row as [boolean, boolean, boolean, boolean];
-    if (belowHorizon) return { kind: 'expired' };
-    if (!atHorizon && !exists) return { kind: 'unknown' };
-    return nextExpired ? { kind: 'expired' } : null;
+  const positionAfter = async (id: string, since: string): Promise<After> => {
+    const parsed = placeOf(id);
+    if (parsed === null) return { kind: 'malformed' };
+    const [row = []] = await db.rows(PLACE, [parsed.tx, parsed.seq, since]);
+    const [kept, position, deleted, nextExpired] = row as [boolean, string | null, boolean, boolean];
+    if (position === null) return kept ? { kind: 'pending' } : { kind: deleted ? 'expired' : 'unknown' };
+    return nextExpired ? { kind: 'expired' } : { position };
   };
   return {
     async readAfter(after, limit, types) {
       const since = keptSince();
-      let place: FeedPlace = { tx: '0', seq: '0' };
-      if (after !== null) {
-        const parsed = placeOf(after);
-        if (parsed === null) return { kind: 'malformed' };
-        const refusal = await whereIs(parsed, since);
-        if (refusal !== null) return refusal;
-        place = parsed;
-      }
-      const rows = await db.rows(PAGE, [place.tx, place.seq, since, typeMask(types), limit]);
+      const place = after === null ? { position: '0' } : await positionAfter(after, since);
+      if ('kind' in place) return place.kind === 'pending' ? { kind: 'events', events: [] } : place;
+      const rows = await db.rows(PAGE, [place.position, since, typeMask(types), limit]);
       return { kind: 'events', events: rows.map(eventFromRow) };
     },
     async head() {

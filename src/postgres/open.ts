@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { PostgresClient } from './client.ts';
 import { keepListening } from './notifications.ts';
 import { type PgModule, pgClient } from './pg-client.ts';
+import { createSequencer } from './sequencer.ts';
 import { databaseUrlProblem, redactDatabaseUrl } from '../db/database-url.ts';
 
 /** The PostgreSQL client library is not installed; the message says what to install. */
@@ -56,7 +57,16 @@ export function openPostgres(url: string, options: PostgresOpenOptions = {}): Po
     application_name: 'svc-http-sqlite',
   });
   const client = pgClient(pool, redactDatabaseUrl(url), statementTimeoutMs + graceMs);
-  // Live streams' wake-ups: one connection of its own, outside the pool, without statement timeouts.
-  const connectListener = () => new Client({ connectionString: url, keepAlive: true, application_name: 'svc-http-sqlite-listen' });
-  return Object.assign(client, { listen: (channel: string, onNotify: () => void) => keepListening(connectListener, channel, onNotify) });
+  // Live streams' wake-ups and the sequencer's candidate: a connection of its own each, outside the
+  // pool, without statement timeouts.
+  const connectOwn = (role: string) => () =>
+    new Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: 5_000, application_name: `svc-http-sqlite-${role}` });
+  const sequencer = createSequencer(connectOwn('sequencer'));
+  const endPool = client.end;
+  return Object.assign(client, {
+    listen: (channel: string, onNotify: () => void) => keepListening(connectOwn('listen'), channel, onNotify),
+    sequencer,
+    // The candidate's session ends first: its lock goes to another process's candidate at once.
+    end: () => sequencer.stop().then(endPool),
+  });
 }

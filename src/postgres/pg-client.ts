@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { StorageUnavailableError } from '../db/errors.ts';
 import type { PoolStats, PostgresClient, SqlRunner } from './client.ts';
 import { isServerUnavailable, sqlState } from './errors.ts';
-import type { PgListeningClient } from './notifications.ts';
+import type { PgSessionClient } from './sequencer.ts';
 
 // The part of node-postgres (`pg`) this adapter uses; declared here so the package needs neither
 // `pg` nor its types to build. `pg` itself is loaded only when a PostgreSQL URL is opened.
@@ -35,7 +35,7 @@ export interface PgPool extends Queryable {
 }
 export interface PgModule {
   Pool: new (config: Record<string, unknown>) => PgPool;
-  Client: new (config: Record<string, unknown>) => PgListeningClient;
+  Client: new (config: Record<string, unknown>) => PgSessionClient;
 }
 
 // Errors that mean the server could not be reached or the connection broke, as node-postgres and

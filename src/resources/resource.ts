@@ -1,5 +1,6 @@
 import type { Versioned } from '../shared/changes.ts';
 import type { ResourceChange } from '../versions/model.ts';
+import type { ResourceRepositories } from './repository.ts';
 import type { ColumnType, Field, ScalarField } from './fields.ts';
 
 /** A resource's fields, in the order of its representation (after `id`, before the times). */
@@ -31,6 +32,19 @@ export interface ChangeRule<S> {
 /** The highest number an event type may have: its bit in a type mask stays below 2^53, exact in a JavaScript number. */
 export const MAX_EVENT_TYPE = 52;
 
+/**
+ * A business rule that reads other resources (an order's product must exist), run in the write's own
+ * transaction on a create and on every change. A resource with checks creates in a transaction, not in
+ * one statement: see docs/extending.md, A rule that needs another table.
+ */
+export interface Check<S> {
+  readonly refusal: Refusal;
+  /** Said in the documentation of the create and the patch. */
+  readonly says: string;
+  /** Whether `next` (the resource as it would be stored) breaks the rule; `tx` holds every resource's repository. */
+  refuses(tx: { readonly resources: ResourceRepositories }, next: S): Promise<boolean>;
+}
+
 /** The stored numbers of a resource's event types (never reused, never changed: they are in every stored event). */
 export interface EventNumbers {
   readonly created: number;
@@ -49,6 +63,8 @@ export interface ResourceSpec<F extends FieldTable> {
   readonly fields: F;
   readonly events: EventNumbers;
   readonly rules?: readonly ChangeRule<Stored<F>>[];
+  /** Rules that read other resources, checked on a create and on every change (in the write's transaction). */
+  readonly checks?: readonly Check<Stored<F>>[];
   /** The id of its examples. */
   readonly exampleId: number;
   /** How its representation changed in the API versions after the first (docs/versions.md): the newest is what it is above. */
@@ -72,6 +88,7 @@ export interface Resource<F extends FieldTable = FieldTable> extends ResourceSpe
   /** Its table's columns in row order: `id`, the fields' columns, `created_at`, `updated_at`, `version`. */
   readonly columns: readonly Column[];
   readonly rules: readonly ChangeRule<Stored<F>>[];
+  readonly checks: readonly Check<Stored<F>>[];
   /** The fields a list may be filtered by (integer enums), by name. */
   readonly filters: readonly string[];
 }
@@ -111,6 +128,7 @@ export function describeResource<const F extends FieldTable>(spec: ResourceSpec<
     title: spec.singular.replace(/(^|_)([a-z])/g, (_, _underscore: string, letter: string) => letter.toUpperCase()),
     columns,
     rules: spec.rules ?? [],
+    checks: spec.checks ?? [],
     filters,
   };
 }

@@ -58,7 +58,7 @@ export function addResourceRoutes(router: Router<Handler>, resource: Resource, u
   const validatorsIn = (version: VersionView): Validators => {
     let found = validators.get(version);
     if (found === undefined) {
-      found = validatorsOf({ ...resource, fields: version.fieldsOf(resource) });
+      found = validatorsOf({ fields: version.fieldsOf(resource) });
       validators.set(version, found);
     }
     return found;
@@ -74,6 +74,8 @@ export function addResourceRoutes(router: Router<Handler>, resource: Resource, u
       const stored = await useCases.create(tx, input);
       return created(`${resource.path}/${stored.id}`, present(stored, version), entityTag(stored.version, version.tagSuffix(kind)));
     },
+    // A create that reads for its checks first cannot be one statement.
+    oneStatement: resource.checks.length === 0,
   });
   router.add('POST', resource.path, Scope.write, create);
   const validatePatch = (body: unknown, version: VersionView) => upgraded(version, 'patch', validatorsIn(version).validatePatch(body));

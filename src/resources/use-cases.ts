@@ -15,7 +15,11 @@ export type ResourceChangeOutcome<S> = ChangeOutcome<S> | { kind: 'refused'; ref
 
 /** The rules of one resource, independent of HTTP and of the database engine. Writes run in `tx`. */
 export interface ResourceUseCases<S extends AnyStored = AnyStored> {
-  /** Makes the resource with exactly one repository call (docs/extending.md, the one-statement create). */
+  /**
+   * Makes the resource with exactly one repository call (docs/extending.md, the one-statement create),
+   * or, for a resource with checks, reads for them first (run it in a transaction); rejects with
+   * CheckRefused when a check refuses it.
+   */
   create(tx: Repositories, input: Readonly<Record<string, unknown>>): Promise<S>;
   get(id: number): Promise<S | undefined>;
   /** The page at once when the repository read it at once (SQLite), else its promise. */
@@ -24,10 +28,26 @@ export interface ResourceUseCases<S extends AnyStored = AnyStored> {
   remove(tx: Repositories, id: number, precondition: Precondition): Promise<RemoveOutcome>;
 }
 
-// The first rule of `resource` a change breaks, or null.
-function firstBroken<S extends AnyStored>(resource: Resource, current: S, next: S): Refusal | null {
-  for (const rule of resource.rules) if (rule.breaks(current, next)) return rule.refusal;
+/** A create refused by a check of its resource (a rule that reads other resources): answered with the check's own error. */
+export class CheckRefused extends Error {
+  override name = 'CheckRefused';
+  readonly refusal: Refusal;
+  constructor(refusal: Refusal) {
+    super(refusal.detail);
+    this.refusal = refusal;
+  }
+}
+
+// The first check of `resource` that refuses `next`, or null.
+async function firstRefusing(resource: Resource, tx: Repositories, next: Omit<AnyStored, 'id' | 'version'>): Promise<Refusal | null> {
+  for (const check of resource.checks) if (await check.refuses(tx, next as AnyStored)) return check.refusal;
   return null;
+}
+
+// The first rule of `resource` a change breaks, then the first of its checks that refuses it, or null.
+function firstBroken<S extends AnyStored>(resource: Resource, tx: Repositories, current: S, next: S): Refusal | null | Promise<Refusal | null> {
+  for (const rule of resource.rules) if (rule.breaks(current, next)) return rule.refusal;
+  return resource.checks.length === 0 ? null : firstRefusing(resource, tx, next);
 }
 
 /**
@@ -43,12 +63,17 @@ export function createResourceUseCases<S extends AnyStored>(resource: Resource, 
       const at = now().toISOString();
       const values: Record<string, unknown> = {};
       for (const [name, value] of defaults) values[name] = value;
-      return inTx(tx).insert({ ...values, ...input, createdAt: at, updatedAt: at } as unknown as NewRow<S>);
+      const row = { ...values, ...input, createdAt: at, updatedAt: at } as unknown as NewRow<S>;
+      if (resource.checks.length === 0) return inTx(tx).insert(row);
+      return firstRefusing(resource, tx, row).then((refusal) => {
+        if (refusal !== null) throw new CheckRefused(refusal);
+        return inTx(tx).insert(row);
+      });
     },
     get: (id) => reads.findById(id),
     list: (request) => pageOf(request, (limit) => reads.listBefore(request.beforeId, limit, request.filters)),
     change: (tx, id, patch, precondition) =>
-      applyPatch<S, Refusal>(inTx(tx), { id, patch: patch as Partial<S>, precondition, now: now() }, (current, next) => firstBroken(resource, current, next)),
+      applyPatch<S, Refusal>(inTx(tx), { id, patch: patch as Partial<S>, precondition, now: now() }, (current, next) => firstBroken(resource, tx, current, next)),
     remove: (tx, id, precondition) => removeVersioned(inTx(tx), id, precondition),
   };
 }

@@ -13,7 +13,7 @@ export interface Validators {
  * The validators of `resource` (docs/api.md, POST and PATCH): the same rules for both, every field
  * error at once, any other member `unknown_field`; a field with a default may be left out of a create.
  */
-export function validatorsOf(resource: Resource): Validators {
+export function validatorsOf(resource: Pick<Resource, 'fields'>): Validators {
   const specs: Record<string, FieldSpec<unknown>> = {};
   for (const [name, field] of Object.entries(resource.fields)) {
     specs[name] = { rule: field.rule, required: field.required && field.default === undefined, patchRule: field.patchRule };

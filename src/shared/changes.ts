@@ -28,8 +28,8 @@ export interface ChangeableRepository<T> {
   remove(id: number): Promise<boolean>;
 }
 
-/** A use case's rule on the result of a change: the refusal it answers, or null to let it through. */
-export type ChangeRule<T, R> = (current: T, next: T) => R | null;
+/** A use case's rule on the result of a change: the refusal it answers, or null to let it through (a promise when it reads other rows). */
+export type ChangeRule<T, R> = (current: T, next: T) => R | null | Promise<R | null>;
 
 const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -66,7 +66,7 @@ export async function applyPatch<T extends Versioned, R = never>(
   if (current === undefined) return { kind: 'not_found' };
   if (!change.precondition(current.version)) return { kind: 'precondition_failed' };
   const next = merged(current, change.patch);
-  const refusal = rule === null ? null : rule(current, next);
+  const refusal = rule === null ? null : await rule(current, next);
   if (refusal !== null) return { kind: 'refused', refusal };
   if (Object.keys(change.patch).every((field) => same(current[field as keyof T], next[field as keyof T]))) return { kind: 'unchanged', resource: current };
   const changed: T = { ...next, updatedAt: change.now.toISOString(), version: current.version + 1 };

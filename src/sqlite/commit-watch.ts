@@ -7,12 +7,17 @@ export const DATA_VERSION_POLL_MS = 200;
 /**
  * Commits of other processes on the same SQLite file (the workers of SVC_WORKERS), seen by polling
  * `PRAGMA data_version`: a read of the connection's own memory, which changes when another connection
- * committed. Polled only while someone listens. This process's own commits it learns of directly.
+ * committed. Polled only while someone listens. This process's own commits are readable at once:
+ * announce() tells its listeners directly.
  */
 export function watchSqliteCommits(db: DatabaseSync, pollMs = DATA_VERSION_POLL_MS): CommitWatch {
+  const listeners = new Set<() => void>();
   return {
-    announce() {},
+    announce() {
+      for (const listener of listeners) listener();
+    },
     listen(onCommit) {
+      listeners.add(onCommit);
       const statement = db.prepare('PRAGMA data_version');
       const read = (): unknown => {
         try {
@@ -30,7 +35,10 @@ export function watchSqliteCommits(db: DatabaseSync, pollMs = DATA_VERSION_POLL_
         onCommit();
       }, pollMs);
       timer.unref();
-      return () => clearInterval(timer);
+      return () => {
+        clearInterval(timer);
+        listeners.delete(onCommit);
+      };
     },
   };
 }

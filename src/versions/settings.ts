@@ -13,6 +13,9 @@ export interface VersionSettings {
   defaultCurrency: string;
 }
 
+// When this process started: the date of every Deprecation it sends (it learnt its sunsets then).
+const STARTED_S = Math.floor(Date.now() / 1000);
+
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
 
 // `2026-11-21=2027-06-30T00:00:00Z,…`: each a known version but the newest, once, with an RFC 3339 moment.
@@ -40,5 +43,5 @@ export function parseVersionSettings(env: Env, known: readonly string[], now = D
   const rawCurrency = env['SVC_DEFAULT_CURRENCY'];
   const defaultCurrency = rawCurrency === undefined || rawCurrency === '' ? 'EUR' : rawCurrency.trim();
   if (!isCurrency(defaultCurrency)) fail('SVC_DEFAULT_CURRENCY', rawCurrency ?? '', 'an ISO 4217 code of a currency in force, such as EUR, USD or JPY (the README lists them)');
-  return { defaultVersion, sunsets, sunsetsAnnouncedAt: Math.floor(now / 1000), defaultCurrency };
+  return { defaultVersion, sunsets, sunsetsAnnouncedAt: STARTED_S, defaultCurrency };
 }

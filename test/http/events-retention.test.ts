@@ -40,3 +40,18 @@ test('past SVC_EVENTS_RETENTION an event is never served, an after that needs it
   assert.deepEqual(fresh.events.map((event) => event.data['name']), ['third']);
   assert.deepEqual((await readFeed(server.url, '/api/events')).events.map((event) => event.id), [fresh.events[0]?.id]);
 });
+
+// A second sweep, after the first one set the horizon: it must move the horizon on to the newest event
+// it deleted, where a follower that had read everything stands.
+test('a later sweep moves the horizon on: a follower at the newest event it deleted gets 200 [], one before it 410', { timeout: 120_000 }, async () => {
+  await create('fourth');
+  await create('fifth');
+  const mine = (await followUntil(server.url, '/api/events', (events) => events.some((event) => event.data['name'] === 'fifth'))).events;
+  const [fourth, fifth] = mine.filter((event) => ['fourth', 'fifth'].includes(String(event.data['name'])));
+  assert.ok(fourth !== undefined && fifth !== undefined);
+  await eventually('the second events deleted by a later sweep', async () => (await server.database.countRows('events')) === 0, 60_000, 250);
+  const atNewest = await fetch(`${server.url}/api/events?after=${fifth.id}`);
+  assert.equal(atNewest.status, 200, 'the newest deleted event is still where a follower may stand');
+  assert.deepEqual(await atNewest.json(), []);
+  await assertProblem(await fetch(`${server.url}/api/events?after=${fourth.id}`), 410, 'events_expired', '/api/events');
+});

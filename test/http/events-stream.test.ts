@@ -24,16 +24,31 @@ async function createProduct(url: string, name: string): Promise<number> {
 }
 
 // The events recorded so far, oldest first, read from the JSON feed page by page.
-async function feedIds(url: string): Promise<string[]> {
-  const ids: string[] = [];
+async function feedEvents(url: string): Promise<Event[]> {
+  const events: Event[] = [];
   let after: string | undefined;
   for (;;) {
     const response = await fetch(`${url}/api/events?limit=200${after === undefined ? '' : `&after=${after}`}`);
     assert.equal(response.status, 200);
     const page = (await response.json()) as Event[];
-    ids.push(...page.map((event) => event.id));
-    if (page.length === 0) return ids;
+    events.push(...page);
+    if (page.length === 0) return events;
     after = page.at(-1)?.id;
+  }
+}
+
+const feedIds = async (url: string): Promise<string[]> => (await feedEvents(url)).map((event) => event.id);
+
+// Creates a product; resolves with its event's id once the feed shows it (on PostgreSQL a moment
+// after the 201: once the sequencer gave it its position).
+async function createShown(url: string, name: string): Promise<string> {
+  const id = await createProduct(url, name);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const shown = (await feedEvents(url)).find((event) => event.type === 'product.created' && event.data.id === id);
+    if (shown !== undefined) return shown.id;
+    assert.ok(Date.now() < deadline, `the feed shows product ${id}'s event`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -166,8 +181,7 @@ describe('the live stream', () => {
   });
 
   test('no gap and no repeat across reconnections with Last-Event-ID while writes go on', async () => {
-    await createProduct(server.url, 'the start');
-    const start = (await feedIds(server.url)).at(-1) as string;
+    const start = await createShown(server.url, 'the start');
     const writes = (async () => {
       for (let batch = 0; batch < 10; batch++) await Promise.all(Array.from({ length: 10 }, (_, i) => createProduct(server.url, `burst ${batch}-${i}`)));
     })();
@@ -189,8 +203,7 @@ describe('the live stream', () => {
   });
 
   test('a malformed or unknown Last-Event-ID is 400 invalid_header, an after= of the same kind 400 invalid_query: both before any stream', async () => {
-    await createProduct(server.url, 'known');
-    const known = (await feedIds(server.url)).at(-1) as string;
+    const known = await createShown(server.url, 'known');
     // A well-formed id no event has: a real one with a digit more at its end.
     for (const [value, code] of [
       ['not.an.id', 'invalid_header'],

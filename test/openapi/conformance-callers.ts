@@ -4,6 +4,7 @@ import { SCOPE_NAMES, type ScopeName } from '../../src/callers/scopes.ts';
 import { bearer, guessedKey } from '../support/keys.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { type ConformanceRun, responseOf } from './conformance-run.ts';
+import { validBody } from '../support/resources.ts';
 import { postJson } from '../support/server.ts';
 import { type RefusedCredential, refusedTokens, type ScopedCredentials, tokenByTheDocument } from './conformance-tokens.ts';
 import { operationsOf, responseOf as documentedResponse } from './operations.ts';
@@ -123,7 +124,8 @@ export function outsideOperationTests(run: ConformanceRun): void {
       }
     }
     assert.equal(await unparsed(responseOf(await rawRequest(run.url, 'GARBAGE / HTTP/1.1\r\nHost: x'))), 'bad_request');
-    assert.equal(await unparsed(responseOf(await rawRequest(run.url, `GET /api/products?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x`))), 'uri_too_long');
+    const [sample] = run.resources;
+    assert.equal(await unparsed(responseOf(await rawRequest(run.url, `GET ${sample?.path ?? '/api/ping'}?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x`))), 'uri_too_long');
     assert.equal(await unparsed(responseOf(await rawRequest(run.url, `GET /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}`))), 'headers_too_large');
   });
 }
@@ -132,8 +134,11 @@ export function outsideOperationTests(run: ConformanceRun): void {
 export function tokenDirectionsTest(run: ConformanceRun): void {
   test('a token got as the document directs (discovery, token endpoint, audience) is taken', async () => {
     const token = await tokenByTheDocument(run.document, run.provider);
-    const made = await run.expectStatus('POST', '/api/workspaces', postJson(`${run.url}/api/workspaces`, { name: 'By the book' }, bearer(token)), 201);
-    await run.expectStatus('GET', '/api/workspaces/{id}', fetch(`${run.url}/api/workspaces/${String(made['id'])}`, { headers: bearer(token) }), 200);
+    // One resource as the sample: the token is the same for every operation.
+    const [sample] = run.resources;
+    assert.ok(sample !== undefined);
+    const made = await run.expectStatus('POST', sample.path, postJson(`${run.url}${sample.path}`, validBody(sample, 0, run.version), bearer(token)), 201);
+    await run.expectStatus('GET', `${sample.path}/{id}`, fetch(`${run.url}${sample.path}/${String(made['id'])}`, { headers: bearer(token) }), 200);
   });
 }
 

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import type { RawResponse } from '../support/raw-http.ts';
 import type { ApiKeyRequest } from '../../src/api-keys.ts';
+import type { Resource } from '../../src/resources/resource.ts';
 import type { IdentityProvider } from '../support/identity-provider.ts';
-import { bearer, type KeysServer, type MadeKey, startKeysServer } from '../support/keys.ts';
+import { bearer, type MadeKey, makeKey } from '../support/keys.ts';
+import type { VersionView } from '../../src/versions/api-versions.ts';
+import { ALL_RESOURCES, DEFAULT_VERSION } from '../support/resources.ts';
 import { ConformanceChecker } from '../support/schema-conformance.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { type ScopedCredentials, startJwtServer } from './conformance-tokens.ts';
-import { VERSIONS } from '../../src/registry.ts';
-import type { Resource } from '../../src/resources/resource.ts';
-import { buildVersions, type VersionView } from '../../src/versions/api-versions.ts';
-import { inVersion, RESOURCES, validBody } from '../support/resources.ts';
 
 // One real server in one mode, the document it serves, and what the conformance tests met of it.
 type Json = Record<string, unknown>;
@@ -28,26 +27,25 @@ export interface ScopedKeys {
   admin: MadeKey;
 }
 
-// The API versions the service serves, with no sunset: what a run's version is one of.
-const SERVED = buildVersions(VERSIONS, RESOURCES, { at: new Map(), announcedAt: 0 });
-
 /** The items of a list answer, whichever shape the run's API version gives a list. */
 export function itemsOf(page: unknown): Json[] {
   return (Array.isArray(page) ? page : (page as { data: Json[] }).data) as Json[];
 }
 
 /**
- * A server in one mode and one API version (the default, the first, when none is named: the server then
- * runs with SVC_API_VERSION at that version), with the requests of the tests and the checker that
- * remembers what was met.
+ * A server in one mode and one API version (the default, the first, unless named: the server then runs
+ * with SVC_API_VERSION at that version), with the requests of the tests and the checker that remembers
+ * what was met.
  */
 export class ConformanceRun {
   readonly mode: ConformanceMode;
-  /** The API version every request of the run is answered in. */
+  /** The API version every request of the run is answered in: its bodies are made in it. */
   readonly version: VersionView;
+  /** Every resource the server serves: the service's, and the throwaway one without a `name`. */
+  readonly resources: readonly Resource[] = ALL_RESOURCES;
   #server: TestServer | null = null;
-  #keysServer: KeysServer | null = null;
   #checker: ConformanceChecker | null = null;
+  #admin: MadeKey | null = null;
   #keys: ScopedKeys | null = null;
   #provider: IdentityProvider | null = null;
   #credentials: ScopedCredentials | null = null;
@@ -55,40 +53,35 @@ export class ConformanceRun {
   readonly fieldCodes = new Set<string>();
   readonly parameterCodes = new Set<string>();
 
-  constructor(mode: ConformanceMode, version?: string) {
+  constructor(mode: ConformanceMode, version: VersionView = DEFAULT_VERSION) {
     this.mode = mode;
-    const view = version === undefined ? SERVED.all[0] : SERVED.served(version);
-    assert.ok(view !== undefined, `${String(version)} is a version served`);
-    this.version = view;
-  }
-
-  /** A valid create body of `resource` in the run's version, the n-th of a series (test/support/resources.ts). */
-  bodyOf(resource: Resource, n = 0): Record<string, unknown> {
-    return validBody(inVersion(resource, this.version), n);
+    this.version = version;
   }
 
   async start(): Promise<void> {
     // Webhooks to receivers on 127.0.0.1 (conformance-webhooks.ts), so no delivery leaves the machine.
     // Every request that names no version (none does) gets the run's.
     const env = { SVC_BODY_LIMIT_BYTES: '1024', SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_API_VERSION: this.version.id };
+    const served = { resources: this.resources };
     if (this.mode === 'keys') {
-      const server = await startKeysServer(env);
-      this.#server = server;
-      this.#keysServer = server;
-      const [read, write] = [await server.newKey({ name: 'reader', scopes: ['read'] }), await server.newKey({ name: 'writer', scopes: ['write'] })];
-      this.#keys = { read, write, admin: server.admin };
-      this.#credentials = { none: null, read: read.key, write: write.key, admin: server.admin.key };
+      // As startKeysServer (test/support/keys.ts) does, on a server of every resource: the first admin key made on its database.
+      this.#server = await startTestServer({ ...env, SVC_AUTH: 'keys' }, served);
+      const admin = await makeKey(this.#server.database, { name: 'first admin', scopes: ['admin'] });
+      this.#admin = admin;
+      const [read, write] = [await this.newKey({ name: 'reader', scopes: ['read'] }), await this.newKey({ name: 'writer', scopes: ['write'] })];
+      this.#keys = { read, write, admin };
+      this.#credentials = { none: null, read: read.key, write: write.key, admin: admin.key };
     } else if (this.mode === 'jwt') {
-      const { server, provider, tokens } = await startJwtServer(env);
+      const { server, provider, tokens } = await startJwtServer(env, served);
       this.#server = server;
       this.#provider = provider;
       this.#credentials = tokens;
     } else {
-      this.#server = await startTestServer(this.mode === 'token' ? { ...env, SVC_API_TOKEN: TOKEN } : env);
+      this.#server = await startTestServer(this.mode === 'token' ? { ...env, SVC_API_TOKEN: TOKEN } : env, served);
     }
-    const served = await fetch(`${this.url}/api/openapi.json`);
-    assert.equal(served.status, 200, `${this.mode}: the document is open`);
-    this.#checker = new ConformanceChecker(await served.json(), this.version.id);
+    const document = await fetch(`${this.url}/api/openapi.json`);
+    assert.equal(document.status, 200, `${this.mode}: the document is open`);
+    this.#checker = new ConformanceChecker(await document.json(), this.version.id);
   }
 
   async stop(): Promise<void> {
@@ -138,10 +131,12 @@ export class ConformanceRun {
     return this.#provider;
   }
 
-  /** Makes a key over HTTP with the admin key (mode `keys` only). */
-  newKey(request: ApiKeyRequest): Promise<MadeKey> {
-    assert.ok(this.#keysServer !== null, 'keys are made in mode keys only');
-    return this.#keysServer.newKey(request);
+  /** Makes a key over HTTP with the admin key (mode `keys` only); rejects unless the answer is 201. */
+  async newKey(request: ApiKeyRequest): Promise<MadeKey> {
+    assert.ok(this.#admin !== null, 'keys are made in mode keys only');
+    const response = await postJson(`${this.url}/api/keys`, request, bearer(this.#admin.key));
+    assert.equal(response.status, 201, `POST /api/keys: ${await response.clone().text()}`);
+    return (await response.json()) as MadeKey;
   }
 
   /**

@@ -58,7 +58,7 @@ before(async () => {
     const served = await fetch(`${server.url}/api/openapi.json?version=${version}`);
     assert.equal(served.headers.get('api-version'), version);
     documents.set(version, await served.text());
-    typed.set(version, checkTypedClient(documents.get(version) ?? '', version === NEWEST ? MUTANTS : [], [program]));
+    typed.set(version, checkTypedClient(documents.get(version) ?? '', version === NEWEST ? MUTANTS : [], { files: [program] }));
   }
 });
 after(async () => {
@@ -82,7 +82,7 @@ test('every deliberate error in the 2026-12-05 program fails to compile, on its 
 test('neither program compiles against the other version\'s types: the price and the pages differ', () => {
   for (const [version, program] of Object.entries(PROGRAMS)) {
     const other = Object.keys(PROGRAMS).find((id) => id !== version) ?? '';
-    const crossed = checkTypedClient(documents.get(other) ?? '', [], [program]);
+    const crossed = checkTypedClient(documents.get(other) ?? '', [], { files: [program] });
     try {
       const errors = crossed.diagnostics.map((d) => `${d.file}:${d.line} ${d.text}`).join('\n');
       assert.ok(errors.includes(`Type '"${version}"' is not assignable to type '"${other}"'`), `${program} against ${other}: its version`);

@@ -17,21 +17,21 @@ const TSC_FLAGS = [
 ];
 
 /**
- * The client programs, each written against one API version: client.ts (2026-11-21: products and
- * workspaces) with keys-client.ts (its key calls, against the keys document), and client-2026-12-05.ts.
- * call.ts, the typed calls they share, is copied beside each.
+ * The client programs, each written against one API version: client.ts (2026-11-21: the example
+ * client of the service's resources) with keys-client.ts (its key calls, against the keys document),
+ * and client-2026-12-05.ts. call.ts, the typed calls they share, is copied beside each.
  */
 export type ClientFile = 'client.ts' | 'keys-client.ts' | 'client-2026-12-05.ts';
 
 /** The typed calls every program uses, checked with it. */
 const SHARED = 'call.ts';
 
-/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default), becomes `to`. */
+/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default; or a file of `sources`), becomes `to`. */
 export interface Mutant {
   name: string;
   from: string;
   to: string;
-  source?: ClientFile;
+  source?: string;
 }
 
 /** One error tsc reported. */
@@ -109,18 +109,25 @@ function parseDiagnostics(output: string): Diagnostic[] {
 }
 
 /**
- * Generates the types of `document`, and type-checks `files` (client.ts by default: a program written
- * against the version of `document`) with call.ts, and one copy per mutant, in one tsc run.
+ * Generates the types of `document`, and type-checks with call.ts the programs `files` (client.ts, a
+ * program written against the version of `document`, by default; keys-client.ts too with `keys`, for
+ * the keys document), the programs of `sources` (file name → text) and one copy per mutant, in one tsc run.
  */
-export function checkTypedClient(document: string, mutants: readonly Mutant[] = [], files: readonly ClientFile[] = ['client.ts']): TypedClient {
+export function checkTypedClient(
+  document: string,
+  mutants: readonly Mutant[] = [],
+  options: { keys?: boolean; files?: readonly ClientFile[]; sources?: Readonly<Record<string, string>> } = {},
+): TypedClient {
   const folder = mkdtempSync(join(tmpdir(), 'svc-typed-client-'));
   const remove = (): void => rmSync(folder, { recursive: true, force: true });
   try {
     // ES modules, for tsc's `nodenext` and for Node when the test runs the client.
     writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
     generateTypes(document, folder);
-    const sources = new Map<string, string>(files.map((name) => [name, readFileSync(join(GENERATOR, name), 'utf8')]));
+    const clients: readonly ClientFile[] = options.files ?? (options.keys === true ? ['client.ts', 'keys-client.ts'] : ['client.ts']);
     writeFileSync(join(folder, SHARED), readFileSync(join(GENERATOR, SHARED), 'utf8'));
+    const sources = new Map<string, string>([...clients.map((name): [string, string] => [name, readFileSync(join(GENERATOR, name), 'utf8')]), ...Object.entries(options.sources ?? {})]);
+    const files = [...sources.keys()];
     for (const [name, source] of sources) writeFileSync(join(folder, name), source);
     const written = mutants.map((mutant, index) => {
       const source = sources.get(mutant.source ?? 'client.ts');

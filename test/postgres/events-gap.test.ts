@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { spawnServe } from '../ops/support.ts';
+import { allowedChange } from '../support/change-samples.ts';
+import { RESOURCES } from '../support/resources.ts';
 import { type Answer, databaseOf, errorLines, migratedDatabase, type Nodes, patch, post, send } from './support.ts';
 
 // The gap test (docs/events.md, the ordering argument): three bin/serve.js nodes on one database take
@@ -11,7 +13,10 @@ import { type Answer, databaseOf, errorLines, migratedDatabase, type Nodes, patc
 // exactly once, and each resource's events in the order of its changes. A feed that lets a reader
 // pass a place still to be filled (`id > after` on numbers taken at insert) loses events here. A fresh
 // cluster's transaction ids start near 730, so the run crosses 1000: a feed ordered by the text of
-// the ids (1000 before 999) skips events too.
+// the ids (1000 before 999) skips events too. To make such a place certain, another session of the
+// database now and then holds the idempotency table in SHARE mode for a moment (as a backup tool
+// might): keyed creates then wait between recording their event and committing, while changes and
+// deletes, which record later events, commit.
 const WRITERS = 24;
 const ROUNDS = 5;
 // Followers, each starting on another node: each must see everything.
@@ -66,18 +71,27 @@ describe('the event feed on three nodes of one PostgreSQL database', { skip: ski
   // holding the row's lock), sometimes a delete; every acknowledged one expects its event.
   async function write(writer: number, expected: string[]): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
-      const resource = (writer + round) % 3 === 0 ? 'workspaces' : 'products';
-      const singular = resource === 'products' ? 'product' : 'workspace';
-      const body = resource === 'products' ? { name: `w${writer} r${round}`, priceInCents: round } : { name: `w${writer} r${round}` };
-      const created = ok(await post(`${node(writer + round)}/api/${resource}`, body, { 'idempotency-key': `gap-${writer}-${round}` }), 201);
+      // Every resource the service serves, in turn: their events share one feed.
+      const resource = RESOURCES[(writer + round) % RESOURCES.length] ?? assert.fail('a resource');
+      const { singular, path } = resource;
+      const { body, patch: change } = allowedChange(resource, writer * ROUNDS + round);
+      const created = ok(await post(`${node(writer + round)}${path}`, body, { 'idempotency-key': `gap-${writer}-${round}` }), 201);
       const id = created['id'] as number;
       expected.push(`${singular}.created ${id}`);
-      ok(await patch(`${node(writer + round + 1)}/api/${resource}/${id}`, { name: `w${writer} r${round} changed` }), 200);
+      ok(await patch(`${node(writer + round + 1)}${path}/${id}`, change), 200);
       expected.push(`${singular}.updated ${id}`);
       if (round % 2 === 1) {
-        ok(await send(`${node(writer + round + 2)}/api/${resource}/${id}`, { method: 'DELETE' }), 204);
+        ok(await send(`${node(writer + round + 2)}${path}/${id}`, { method: 'DELETE' }), 204);
         expected.push(`${singular}.deleted ${id}`);
       }
+    }
+  }
+
+  // While `going()`: hold the idempotency table for 150 ms, let go for 100 ms, again.
+  async function stallKeyedCreates(going: () => boolean): Promise<void> {
+    while (going()) {
+      await cluster.sql(['BEGIN', 'LOCK TABLE idempotency_keys IN SHARE MODE', 'SELECT pg_sleep(0.15)', 'COMMIT'], databaseOf(url));
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 
@@ -102,9 +116,10 @@ describe('the event feed on three nodes of one PostgreSQL database', { skip: ski
     };
     const followers = Array.from({ length: FOLLOWERS }, (): WireEvent[] => []);
     const following = Promise.all(followers.map((seen, first) => follow(first, seen)));
+    const stalling = stallKeyedCreates(() => writing);
     await Promise.all(Array.from({ length: WRITERS }, (_, writer) => write(writer, expected)));
     writing = false;
-    await following;
+    await Promise.all([following, stalling]);
     const ids = checkFollower(followers[0] ?? [], expected, polls);
     for (const seen of followers.slice(1)) assert.deepEqual(checkFollower(seen, expected, polls), ids, 'every follower sees the same order');
 

@@ -88,14 +88,20 @@ describe('live streams through a PostgreSQL outage', { skip: skipWithoutPostgres
     await sleep(3_000);
     await cluster.startServer();
     for (let i = 0; i < 6; i++) await createUntilAcknowledged(nodes.urls[i % 2] as string, `after ${i}`);
-    // Every event, read from the feed page by page, once the followers have had time to see them.
-    const feed: string[] = [];
-    for (let after = ''; ; ) {
-      const answer = await fetch(`${base}/api/events?limit=200${after}`);
-      const page = (await answer.json()) as { id: string }[];
-      if (page.length === 0) break;
-      feed.push(...page.map((event) => event.id));
-      after = `&after=${page.at(-1)?.id}`;
+    // Every event, read from the feed page by page once it shows the last one (the sequencer, back
+    // from the outage too, has positioned them), once the followers have had time to see them.
+    let feed: string[] = [];
+    for (let last = ''; last !== 'after 5'; ) {
+      feed = [];
+      for (let after = ''; ; ) {
+        const answer = await fetch(`${base}/api/events?limit=200${after}`);
+        const page = (await answer.json()) as { id: string; data: { name: string } }[];
+        if (page.length === 0) break;
+        feed.push(...page.map((event) => event.id));
+        last = page.at(-1)?.data.name ?? '';
+        after = `&after=${page.at(-1)?.id}`;
+      }
+      if (last !== 'after 5') await sleep(50);
     }
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && followers.some((follower) => follower.ids.length < feed.length - 1)) await sleep(100);

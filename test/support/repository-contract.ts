@@ -4,7 +4,7 @@ import type { Storage } from '../../src/db/storage.ts';
 import type { NewRow } from '../../src/resources/repository.ts';
 import type { Resource } from '../../src/resources/resource.ts';
 import type { AnyStored } from '../../src/resources/rows.ts';
-import { changingPatch, filtersOf, repository, RESOURCES, validBody } from './resources.ts';
+import { changingPatch, filtersOf, repository, RESOURCES, validBody, NEWEST_VERSION } from './resources.ts';
 
 /** A fresh, migrated, empty storage of one engine, and how to let it go. */
 export interface StorageUnderTest {
@@ -21,7 +21,7 @@ function withoutVersion({ version: _version, ...rest }: AnyStored): Omit<AnyStor
 }
 
 // The n-th new row of `resource`: valid values of every field, differing with n.
-const rowOf = (resource: Resource, n: number): NewRow => ({ ...validBody(resource, n), createdAt: AT, updatedAt: AT }) as NewRow;
+const rowOf = (resource: Resource, n: number): NewRow => ({ ...validBody(resource, n, NEWEST_VERSION), createdAt: AT, updatedAt: AT }) as NewRow;
 
 function resourceContract(engine: string, resource: Resource, open: () => Promise<StorageUnderTest>): void {
   const name = resource.plural;
@@ -59,7 +59,7 @@ function resourceContract(engine: string, resource: Resource, open: () => Promis
     const { storage, close } = await open();
     const stored = await insertOne(storage);
     // Every field changed, an object field's every member too.
-    const changed = { ...stored, ...changingPatch(resource, made), updatedAt: LATER, version: 2 } as AnyStored;
+    const changed = { ...stored, ...changingPatch(resource, made, NEWEST_VERSION), updatedAt: LATER, version: 2 } as AnyStored;
     await storage.transaction(async (tx) => {
       assert.deepEqual(await repository(tx, resource).findForUpdate(stored.id), stored);
       await repository(tx, resource).update(changed);
@@ -88,7 +88,7 @@ function resourceContract(engine: string, resource: Resource, open: () => Promis
     const kept = await insertOne(storage);
     const failed = storage.transaction(async (tx) => {
       await repository(tx, resource).insert(rowOf(resource, made++));
-      await repository(tx, resource).update({ ...kept, ...changingPatch(resource, made), version: 2 } as AnyStored);
+      await repository(tx, resource).update({ ...kept, ...changingPatch(resource, made, NEWEST_VERSION), version: 2 } as AnyStored);
       throw new Error('the work failed after writing');
     });
     await assert.rejects(failed, /the work failed after writing/);

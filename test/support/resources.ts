@@ -2,13 +2,13 @@
 // this file describes, whose fields have no `name`, whose event types are its own, and which no
 // migration of the service knows: a test makes its table itself (GADGETS_TABLE). What a test needs of
 // a resource it derives from the description, so a resource added later is covered without being named.
-import { RESOURCES } from '../../src/registry.ts';
+import { RESOURCES, VERSIONS } from '../../src/registry.ts';
+import { buildVersions, type VersionView } from '../../src/versions/api-versions.ts';
 import type { Field, ScalarField } from '../../src/resources/fields.ts';
 import { choiceField, integerField, objectField, textField } from '../../src/resources/fields.ts';
 import { type ListFilter, repositoryOf, type ResourceRepositories, type ResourceRepository } from '../../src/resources/repository.ts';
-import { describeResource, type Resource } from '../../src/resources/resource.ts';
+import { describeResource, type FieldTable, type Resource } from '../../src/resources/resource.ts';
 import type { AnyStored } from '../../src/resources/rows.ts';
-import type { VersionView } from '../../src/versions/api-versions.ts';
 
 export { RESOURCES };
 
@@ -43,23 +43,32 @@ export async function makeGadgetsTable(database: { engine: 'sqlite' | 'postgres'
   for (const statement of GADGETS_TABLE[database.engine].split('; ')) await database.sql(statement);
 }
 
-/**
- * `resource` as API `version` shows it: its fields in that version (what its requests are validated by
- * and its document shows), so every helper below makes that version's bodies.
- */
-export function inVersion(resource: Resource, version: VersionView): Resource {
-  const fields = version.fieldsOf(resource);
-  return { ...resource, fields, filters: resource.filters.filter((name) => Object.hasOwn(fields, name)) };
-}
-
 /** The service's resources and the throwaway one. */
 export const ALL_RESOURCES: readonly Resource[] = [...RESOURCES, GADGETS];
+
+// The versions of the service, for every resource the tests know (no sunsets).
+const VIEWS = buildVersions(VERSIONS, ALL_RESOURCES, { at: new Map(), announcedAt: 0 });
+/**
+ * The version a request without Api-Version gets (SVC_API_VERSION's default, the first): what the
+ * shared HTTP tests send and read unless they name another. Storage and use cases work in the newest.
+ */
+export const DEFAULT_VERSION: VersionView = VIEWS.all[0] as VersionView;
+export const NEWEST_VERSION: VersionView = VIEWS.newest;
+
+/** `resource`'s fields in `version` (the default version unless named). */
+export function fieldsIn(resource: Resource, version: VersionView = DEFAULT_VERSION): FieldTable {
+  return version.fieldsOf(resource);
+}
+
+/** A body of the default version (or `version`) as the newest takes it: a representation or a create, upgraded (an old product gets EUR). */
+export function toNewest(resource: Resource, body: Readonly<Record<string, unknown>>, version: VersionView = DEFAULT_VERSION): Record<string, unknown> {
+  return { ...version.upgrade(resource.plural, body, { mode: 'create', settings: { defaultCurrency: 'EUR' } }) };
+}
 
 // The n-th valid value of a scalar field: texts and integers differ from one n to the next.
 function scalarValue(field: ScalarField<unknown>, n: number): unknown {
   if (field.choices !== undefined) return field.choices[n % field.choices.length];
-  const schema = field.schema as { minimum?: number; maximum?: number; maxLength?: number; enum?: readonly unknown[] };
-  // A text from a fixed list (a currency): one of its values.
+  const schema = field.schema as { minimum?: number; maximum?: number; maxLength?: number; enum?: readonly string[] };
   if (schema.enum !== undefined) return schema.enum[n % schema.enum.length];
   if (schema.minimum !== undefined && schema.maximum !== undefined) return schema.minimum + (n % (schema.maximum - schema.minimum + 1));
   return `${String(field.example)} ${n}`.slice(0, schema.maxLength ?? 200).trim();
@@ -70,24 +79,27 @@ function fieldValue(field: Field<unknown>, n: number): unknown {
   return Object.fromEntries(Object.entries(field.members).map(([member, memberField]) => [member, scalarValue(memberField, n)]));
 }
 
-/** A valid create body of `resource`, the n-th of a series: every field sent, values differing with n. */
-export function validBody(resource: Resource, n = 0): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(resource.fields).map(([name, field]) => [name, fieldValue(field, n)]));
+/**
+ * A valid create body of `resource` in the default version (or `version`; the newest for storage), the
+ * n-th of a series: every field sent, values differing with n.
+ */
+export function validBody(resource: Resource, n = 0, version: VersionView = DEFAULT_VERSION): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fieldsIn(resource, version)).map(([name, field]) => [name, fieldValue(field, n)]));
 }
 
 /** A valid merge patch of `resource` that changes every field from `validBody(resource, n)` (to the values of n + 1). */
-export function changingPatch(resource: Resource, n = 0): Record<string, unknown> {
-  return validBody(resource, n + 1);
+export function changingPatch(resource: Resource, n = 0, version: VersionView = DEFAULT_VERSION): Record<string, unknown> {
+  return validBody(resource, n + 1, version);
 }
 
-/** The stored representation's members, in order: what a presenter must answer. */
-export function representationMembers(resource: Resource): string[] {
-  return ['id', ...Object.keys(resource.fields), 'createdAt', 'updatedAt'];
+/** The representation's members in the default version (or `version`), in order: what a presenter must answer. */
+export function representationMembers(resource: Resource, version: VersionView = DEFAULT_VERSION): string[] {
+  return ['id', ...Object.keys(fieldsIn(resource, version)), 'createdAt', 'updatedAt'];
 }
 
-/** A field whose value a rule of the resource refuses, with the code: one per field, for the shared refusals. */
-export function refusals(resource: Resource): { field: string; value: unknown; code: string; pointer: string }[] {
-  return Object.entries(resource.fields).flatMap(([name, field]) =>
+/** A field whose value a rule of the resource refuses, with the code: one per field, for the shared refusals (in the default version, or `version`). */
+export function refusals(resource: Resource, version: VersionView = DEFAULT_VERSION): { field: string; value: unknown; code: string; pointer: string }[] {
+  return Object.entries(fieldsIn(resource, version)).flatMap(([name, field]) =>
     field.refused.map((bad) => ({ field: name, value: bad.value, code: bad.code, pointer: bad.at === undefined ? `/${name}` : `/${name}/${bad.at}` })),
   );
 }

@@ -52,7 +52,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   let config: Config;
   let running: RunningServer;
   try {
-    if (options.resources?.includes(GADGETS) === true) await makeGadgetsTable(database);
+    if (options.resources?.some((resource) => resource.plural === GADGETS.plural) === true) await makeGadgetsTable(database);
     config = loadConfig({ SVC_PORT: '0', SVC_DB_DURABILITY: 'normal', ...database.env, ...env });
     // The server opens the database itself, as bin/serve.js does (schema check included).
     running = await startServer(config, { logger: capturingLogger(config, logs), ...(options.resources === undefined ? {} : { resources: options.resources }) });

@@ -10,7 +10,7 @@ import { validatorsOf } from '../../src/resources/validate.ts';
 import type { Precondition } from '../../src/shared/changes.ts';
 import { openDatabase } from '../../src/sqlite/database.ts';
 import { createSqliteStorage } from '../../src/sqlite/storage.ts';
-import { ALL_RESOURCES, changingPatch, GADGETS_TABLE, refusals, repository, validBody } from '../support/resources.ts';
+import { ALL_RESOURCES, changingPatch, GADGETS_TABLE, refusals, repository, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
 // The use cases' rules shared by every resource, on real storage: a migrated in-memory SQLite
 // database (with the test resource's table), its repositories and its write transactions, as the
@@ -38,7 +38,7 @@ const useCasesOf = (resource: Resource): ResourceUseCases => createResourceUseCa
 
 async function store(resource: Resource, n = 0): Promise<AnyStored> {
   clock = CREATED;
-  const stored = await storage.transaction((tx) => useCasesOf(resource).create(tx, validBody(resource, n)));
+  const stored = await storage.transaction((tx) => useCasesOf(resource).create(tx, validBody(resource, n, NEWEST_VERSION)));
   clock = CHANGED;
   return stored;
 }
@@ -49,11 +49,11 @@ for (const resource of ALL_RESOURCES) {
   test(`${resource.plural}: a change moves updatedAt to now and the version up by one; the precondition sees the version read for update`, async () => {
     const useCases = useCasesOf(resource);
     const stored = await store(resource);
-    const [field, value] = Object.entries(changingPatch(resource))[0] ?? [];
+    const [field, value] = Object.entries(changingPatch(resource, 0, NEWEST_VERSION))[0] ?? [];
     assert.ok(field !== undefined);
     await storage.transaction((tx) => useCases.change(tx, stored.id, { [field]: value }, always));
     const seen: number[] = [];
-    const patch = changingPatch(resource, 5);
+    const patch = changingPatch(resource, 5, NEWEST_VERSION);
     const outcome = await storage.transaction((tx) => useCases.change(tx, stored.id, patch, (version) => (seen.push(version), true)));
     assert.deepEqual(seen, [2]);
     const expected = { ...stored, ...patch, version: 3, updatedAt: CHANGED.toISOString() };
@@ -65,10 +65,10 @@ for (const resource of ALL_RESOURCES) {
     const useCases = useCasesOf(resource);
     const stored = await store(resource, 7);
     const rows = rowCount(resource.plural);
-    assert.deepEqual(await storage.transaction((tx) => useCases.change(tx, stored.id, validBody(resource, 7), always)), { kind: 'unchanged', resource: stored });
+    assert.deepEqual(await storage.transaction((tx) => useCases.change(tx, stored.id, validBody(resource, 7, NEWEST_VERSION), always)), { kind: 'unchanged', resource: stored });
     assert.deepEqual(await storage.transaction((tx) => useCases.change(tx, stored.id, {}, always)), { kind: 'unchanged', resource: stored });
     const missing = stored.id + 1_000;
-    const change = (id: number, precondition: Precondition) => storage.transaction((tx) => useCases.change(tx, id, changingPatch(resource, 7), precondition));
+    const change = (id: number, precondition: Precondition) => storage.transaction((tx) => useCases.change(tx, id, changingPatch(resource, 7, NEWEST_VERSION), precondition));
     const remove = (id: number, precondition: Precondition) => storage.transaction((tx) => useCases.remove(tx, id, precondition));
     assert.deepEqual(await change(missing, never), { kind: 'not_found' });
     assert.deepEqual(await change(stored.id, never), { kind: 'precondition_failed' });
@@ -83,7 +83,7 @@ for (const resource of ALL_RESOURCES) {
 
   test(`${resource.plural}: a create fills in the defaults of the fields left out`, async () => {
     const defaults = Object.entries(resource.fields).filter(([, field]) => field.default !== undefined);
-    const body = Object.fromEntries(Object.entries(validBody(resource, 2)).filter(([name]) => !defaults.some(([left]) => left === name)));
+    const body = Object.fromEntries(Object.entries(validBody(resource, 2, NEWEST_VERSION)).filter(([name]) => !defaults.some(([left]) => left === name)));
     const stored = await storage.transaction((tx) => useCasesOf(resource).create(tx, body));
     for (const [name, field] of defaults) assert.equal(stored[name], field.default, name);
     assert.deepEqual(await repository(storage, resource).findById(stored.id), stored);
@@ -93,7 +93,7 @@ for (const resource of ALL_RESOURCES) {
     const { validateNew, validatePatch } = validatorsOf(resource);
     assert.deepEqual(validatePatch({}), { ok: true, value: {} });
     const fields = Object.keys(resource.fields);
-    const bad = refusals(resource).filter((refusal) => refusal.pointer === `/${refusal.field}`);
+    const bad = refusals(resource, NEWEST_VERSION).filter((refusal) => refusal.pointer === `/${refusal.field}`);
     const body = { ...Object.fromEntries(bad.map((refusal) => [refusal.field, refusal.value])), [fields[0] ?? 'x']: null, extra: true };
     const refused = validatePatch(body);
     const codes = refused.ok ? [] : refused.errors.map((e) => ('pointer' in e ? e.pointer : ''));
@@ -108,8 +108,8 @@ for (const resource of ALL_RESOURCES) {
 
   test(`${resource.plural}: every value a field refuses is refused with its code, at its pointer, on create and patch`, () => {
     const { validateNew, validatePatch } = validatorsOf(resource);
-    for (const { field, value, code, pointer } of refusals(resource)) {
-      for (const [kind, result] of [['create', validateNew({ ...validBody(resource), [field]: value })], ['patch', validatePatch({ [field]: value })]] as const) {
+    for (const { field, value, code, pointer } of refusals(resource, NEWEST_VERSION)) {
+      for (const [kind, result] of [['create', validateNew({ ...validBody(resource, 0, NEWEST_VERSION), [field]: value })], ['patch', validatePatch({ [field]: value })]] as const) {
         const found = result.ok ? [] : result.errors.map((e) => `${'pointer' in e ? e.pointer : ''} ${e.code}`);
         assert.deepEqual(found, [`${pointer} ${code}`], `${kind} ${field}=${JSON.stringify(value)}`);
       }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { SqlRunner } from '../../src/postgres/client.ts';
 import { createGroupedInserts, insertManySql } from '../../src/postgres/grouped-inserts.ts';
 import type { NewRow } from '../../src/resources/repository.ts';
-import { GADGETS, validBody } from '../support/resources.ts';
+import { GADGETS, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
 // PostgreSQL's group insert (src/postgres/grouped-inserts.ts) on a fake pool that records each
 // statement's rows (by their first column: a gadget's weight) and numbers them: how creates are
@@ -11,7 +11,7 @@ import { GADGETS, validBody } from '../support/resources.ts';
 
 const at = '2026-11-26T10:00:00.000Z';
 const INSERT_MANY = insertManySql(GADGETS);
-const gadget = (weight: number): NewRow => ({ ...validBody(GADGETS), weightGrams: weight, createdAt: at, updatedAt: at });
+const gadget = (weight: number): NewRow => ({ ...validBody(GADGETS, 0, NEWEST_VERSION), weightGrams: weight, createdAt: at, updatedAt: at });
 const weightOf = (stored: Readonly<Record<string, unknown>>): number => stored['weightGrams'] as number;
 
 interface FakePool extends SqlRunner {

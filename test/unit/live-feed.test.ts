@@ -119,7 +119,7 @@ test('a stream "from now on" is placed before its head is sent: a change made on
   const feed = new LiveFeed({ events: log.events, catalogue, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
   log.record();
   const handler = liveStreamHandler({ feed, events: log.events, typesOf: () => null });
-  const ctx = { req: { headers: {} }, query: new URLSearchParams(), caller: null } as unknown as RequestContext;
+  const ctx = { req: { headers: {} }, query: new URLSearchParams(), caller: null, version } as unknown as RequestContext;
   const reply = await handler(ctx);
   // The head goes out now; the client, seeing it, makes a change before the body starts.
   const made = log.record();

@@ -65,10 +65,10 @@ test('after 002, new ids continue above the highest carried over, even once the 
   migrate(db);
   const storage = createSqliteStorage(db, { resources: [products, workspaces] });
   const at = new Date().toISOString();
-  const first = await storage.transaction((tx) => repository(tx, products).insert({ name: 'new', priceInCents: 1, status: 1, createdAt: at, updatedAt: at }));
+  const first = await storage.transaction((tx) => repository(tx, products).insert({ name: 'new', price: { amount: 1, currency: 'EUR' }, status: 1, createdAt: at, updatedAt: at }));
   assert.equal(first.id, 9_001);
   await storage.transaction((tx) => repository(tx, products).remove(first.id));
-  const second = await storage.transaction((tx) => repository(tx, products).insert({ name: 'newer', priceInCents: 1, status: 1, createdAt: at, updatedAt: at }));
+  const second = await storage.transaction((tx) => repository(tx, products).insert({ name: 'newer', price: { amount: 1, currency: 'EUR' }, status: 1, createdAt: at, updatedAt: at }));
   assert.equal(second.id, 9_002);
   const workspace = await storage.transaction((tx) => repository(tx, workspaces).insert({ name: 'w', createdAt: at, updatedAt: at }));
   assert.equal(workspace.id, 1_501);
@@ -82,7 +82,8 @@ test('after 002, the list of one status is an index search and a carried-over ro
   assert.equal(archived.length, 500);
   assert.ok(archived.every((p) => p.status === 2));
   assert.deepEqual(await repository(storage, products).findById(9_000), {
-    id: 9_000, name: 'restored', priceInCents: 0, status: 1, createdAt: '2025-12-31T23:59:59.999Z', updatedAt: '2025-12-31T23:59:59.999Z', version: 1,
+    // And the migrations after it gave it the default currency (008).
+    id: 9_000, name: 'restored', price: { amount: 0, currency: 'EUR' }, status: 1, createdAt: '2025-12-31T23:59:59.999Z', updatedAt: '2025-12-31T23:59:59.999Z', version: 1,
   });
 });
 

@@ -14,7 +14,7 @@ import type { AnyStored } from '../../src/resources/rows.ts';
 import { createPostgresApiKeyRepository } from '../../src/postgres/keys.ts';
 import { keyRepositoryContract } from '../support/key-repository-contract.ts';
 import { repositoryContract } from '../support/repository-contract.ts';
-import { ALL_RESOURCES, changingPatch, filtersOf, GADGETS_TABLE, repository, RESOURCES, validBody } from '../support/resources.ts';
+import { ALL_RESOURCES, changingPatch, filtersOf, GADGETS_TABLE, repository, RESOURCES, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
 // The same contract as SQLite's, on a real PostgreSQL: every test gets a database of its own.
 describe('postgres', { skip: skipWithoutPostgres() }, () => {
@@ -53,7 +53,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     const storage = createPostgresStorage(client, { resources: ALL_RESOURCES });
     for (const resource of ALL_RESOURCES) {
       for (let group = 0; group < 20; group++) {
-        const rows = Array.from({ length: 1_000 }, (_, i) => ({ ...validBody(resource, group * 1_000 + i), createdAt: '2026-11-23T10:00:00.000Z', updatedAt: '2026-11-23T10:00:00.000Z' }) as NewRow);
+        const rows = Array.from({ length: 1_000 }, (_, i) => ({ ...validBody(resource, group * 1_000 + i, NEWEST_VERSION), createdAt: '2026-11-23T10:00:00.000Z', updatedAt: '2026-11-23T10:00:00.000Z' }) as NewRow);
         await Promise.all(rows.map((row) => storage.singleWrite((tx) => repository(tx, resource).insert(row))));
       }
     }
@@ -75,7 +75,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
       await resources.remove(10_001);
       await resources.listBefore(15_000, 51, []);
       for (const filter of filtersOf(resource)) await resources.listBefore(15_000, 51, [filter]);
-      await resources.update({ ...changingPatch(resource), id: 10_000, createdAt: at, updatedAt: at, version: 2 } as AnyStored);
+      await resources.update({ ...changingPatch(resource, 0, NEWEST_VERSION), id: 10_000, createdAt: at, updatedAt: at, version: 2 } as AnyStored);
       expected += 5 + filtersOf(resource).length;
     }
     await keys.findById('000000010000');
@@ -148,7 +148,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     assert.ok(resource !== undefined);
     const storage = createPostgresStorage(recorded, { resources: [resource] });
     const at = '2026-11-24T00:00:00.000Z';
-    const made = await storage.singleWrite((tx) => repository(tx, resource).insert({ ...validBody(resource), createdAt: at, updatedAt: at } as NewRow));
+    const made = await storage.singleWrite((tx) => repository(tx, resource).insert({ ...validBody(resource, 0, NEWEST_VERSION), createdAt: at, updatedAt: at } as NewRow));
     // One statement: the insert and its event (WITH p AS (INSERT …) INSERT INTO events …).
     assert.deepEqual(calls, ['rows WITH']);
     assert.deepEqual(await repository(storage, resource).findById(made.id), made);
@@ -160,8 +160,8 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     const at = '2026-11-24T00:00:00.000Z';
     for (const resource of ALL_RESOURCES) {
       const twice = storage.singleWrite(async (tx) => {
-        await repository(tx, resource).insert({ ...validBody(resource, 1), createdAt: at, updatedAt: at } as NewRow);
-        return repository(tx, resource).insert({ ...validBody(resource, 2), createdAt: at, updatedAt: at } as NewRow);
+        await repository(tx, resource).insert({ ...validBody(resource, 1, NEWEST_VERSION), createdAt: at, updatedAt: at } as NewRow);
+        return repository(tx, resource).insert({ ...validBody(resource, 2, NEWEST_VERSION), createdAt: at, updatedAt: at } as NewRow);
       });
       await assert.rejects(twice, /second statement; use transaction\(\)/);
       // The first committed by itself (autocommit); the second never ran.

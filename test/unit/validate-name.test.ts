@@ -4,7 +4,7 @@ import type { FieldError } from '../../src/http/errors.ts';
 import { validateNewApiKey } from '../../src/keys/validate.ts';
 import { validatorsOf } from '../../src/resources/validate.ts';
 import type { Validated } from '../../src/shared/validation.ts';
-import { RESOURCES, validBody } from '../support/resources.ts';
+import { RESOURCES, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
 type Validate = (name: unknown) => Validated<{ name?: unknown }>;
 
@@ -13,7 +13,7 @@ const VALIDATORS: Record<string, Validate> = {
   ...Object.fromEntries(
     RESOURCES.filter((resource) => Object.hasOwn(resource.fields, 'name')).map((resource) => {
       const { validateNew } = validatorsOf(resource);
-      const { name: _name, ...others } = validBody(resource);
+      const { name: _name, ...others } = validBody(resource, 0, NEWEST_VERSION);
       return [resource.singular, (name: unknown) => validateNew(name === undefined ? others : { ...others, name })];
     }),
   ),

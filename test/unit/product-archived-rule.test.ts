@@ -35,20 +35,21 @@ type Patch = Record<string, unknown>;
 
 async function storeProduct(fields: Patch = {}): Promise<AnyStored> {
   clock = CREATED;
-  const product = await storage.transaction((tx) => useCases.create(tx, { name: 'Lamp', priceInCents: 100, ...fields }));
+  const product = await storage.transaction((tx) => useCases.create(tx, { name: 'Lamp', price: { amount: 100, currency: 'EUR' }, ...fields }));
   clock = CHANGED;
   return product;
 }
 
-test('the archived rule: an archived result may not differ in name or price from what is stored', async () => {
+test('the archived rule: an archived result may not differ in name or price (amount or currency) from what is stored', async () => {
   const cases: [Patch, Patch, string][] = [
     [{ status: 2 }, { name: 'New' }, 'refused'],
-    [{ status: 2 }, { priceInCents: 1 }, 'refused'],
+    [{ status: 2 }, { price: { amount: 1 } }, 'refused'],
+    [{ status: 2 }, { price: { currency: 'USD' } }, 'refused'],
     [{ status: 1 }, { status: 2, name: 'New' }, 'refused'],
     [{ status: 2 }, { status: 1, name: 'New' }, 'changed'],
     [{ status: 2 }, { status: 1 }, 'changed'],
     [{ status: 1 }, { status: 2 }, 'changed'],
-    [{ status: 2 }, { name: 'Lamp', priceInCents: 100 }, 'unchanged'],
+    [{ status: 2 }, { name: 'Lamp', price: { amount: 100, currency: 'EUR' } }, 'unchanged'],
     [{ status: 2 }, { status: 2 }, 'unchanged'],
   ];
   for (const [stored, patch, kind] of cases) {

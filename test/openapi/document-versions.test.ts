@@ -267,6 +267,28 @@ test('a version past its sunset is in no document: not in supportedVersions, not
   assert.deepEqual((example?.['value'] as Json)['supportedVersions'], served);
 });
 
+test('the documents are made again when a sunset passes: the version gone from every enum, its document refused', async () => {
+  const going = VERSION_IDS[1] ?? '';
+  // A little ahead: the server starts, and its documents are made, while the version is still served.
+  const server = await startTestServer({ SVC_API_SUNSET: `${going}=${new Date(Date.now() + 1_500).toISOString()}` });
+  try {
+    const enumOf = async (): Promise<unknown> => {
+      const document = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as Json;
+      return ((document['components'] as Record<string, Record<string, Json>>)['parameters']?.['DocumentVersion']?.['schema'] as Json)['enum'];
+    };
+    assert.deepEqual(await enumOf(), [...VERSION_IDS].reverse());
+    assert.equal((await fetch(`${server.url}/api/docs?version=${going}`)).status, 200);
+    for (const deadline = Date.now() + 10_000; (await fetch(`${server.url}/api/openapi.json?version=${going}`)).status !== 400; ) {
+      assert.ok(Date.now() < deadline, 'the sunset passed');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(await enumOf(), [...VERSION_IDS].reverse().filter((id) => id !== going));
+    assert.ok(!(await (await fetch(`${server.url}/api/docs`)).text()).includes(`?version=${going}`), 'the page no longer links it');
+  } finally {
+    await server.stop();
+  }
+});
+
 // A throwaway fourth version, known to no file of src/openapi: its one change renames a field of a
 // throwaway resource (`label`, before it `title`), attached to that resource's description.
 const FOURTH = '2026-12-12';

@@ -22,7 +22,10 @@ function headerValue(text: string, schema: Schema): unknown {
 
 // Headers a client of the contract reads: one sent where the document does not list it is an error,
 // as a documented one that is absent (when required) or malformed is.
-const CONTRACT_HEADERS = ['etag', 'location', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'accept-encoding'];
+const CONTRACT_HEADERS = [
+  'etag', 'location', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'accept-encoding',
+  'api-version', 'deprecation', 'sunset',
+];
 
 // `undocumented`: whether a contract header sent but not listed is an error (on an operation's answers);
 // `mayLack`: documented headers this answer may lack although they are required on the others.

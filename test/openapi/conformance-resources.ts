@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { Resource } from '../../src/resources/resource.ts';
 import { allowedChange, refusedChanges } from '../support/change-samples.ts';
-import { filtersOf, refusals, validBody } from '../support/resources.ts';
+import { filtersOf, refusals, validBody, fieldsIn } from '../support/resources.ts';
 import type { ConformanceRun } from './conformance-run.ts';
 
 // Every resource the run's server serves (the service's and the throwaway one): every operation and
@@ -155,7 +155,7 @@ export function resourceRuleTests(run: ConformanceRun): void {
     }
     for (const filter of filtersOf(resource)) filterTest(run, resource, filter);
     test(`${path}: every field error code of its fields is produced, each at its pointer`, async () => {
-      const required = Object.entries(resource.fields).filter(([, field]) => field.required && field.default === undefined);
+      const required = Object.entries(fieldsIn(resource)).filter(([, field]) => field.required && field.default === undefined);
       const missing = await run.expectStatus('POST', path, run.post(path, {}), required.length > 0 ? 422 : 201);
       if (required.length > 0) assert.deepEqual(errorsOf(missing), required.map(([name]) => `/${name} required`));
       const unknown = await run.expectStatus('POST', path, run.post(path, { ...validBody(resource), [UNKNOWN]: 1 }), 422);
@@ -181,7 +181,7 @@ function filterTest(run: ConformanceRun, resource: Resource, { field, value }: {
     assert.match(link, new RegExp(`^${path}\\?limit=1&${field}=${value}&cursor=[\\w-]+$`));
     const second = (await run.expectStatus('GET', path, run.get(link), 200)) as unknown as Json[];
     assert.deepEqual([...first, ...second].map((found) => found[field]), [value, value]);
-    const spec = resource.fields[field];
+    const spec = fieldsIn(resource)[field];
     const choices = spec?.kind === 'scalar' ? (spec.choices ?? []) : [];
     const other = choices.find((choice) => choice !== value);
     assert.ok(other !== undefined, `${field} has another value`);

@@ -5,7 +5,7 @@
 // have) that must not compile. So the generated types are checked for every resource, a new one too.
 import type { Resource } from '../../src/resources/resource.ts';
 import { allowedChange, refusedChanges } from '../support/change-samples.ts';
-import { filtersOf } from '../support/resources.ts';
+import { filtersOf, fieldsIn } from '../support/resources.ts';
 import type { Mutant } from './generated-types.ts';
 
 /** A generated program: its file name, its source, and the mutants of it. */
@@ -71,7 +71,7 @@ function lines(resource: Resource, body: Record<string, unknown>, patch: Record<
 
 // A value of another JSON type than the field takes.
 function wrongType(resource: Resource, field: string): unknown {
-  const spec = resource.fields[field];
+  const spec = fieldsIn(resource)[field];
   if (spec?.kind === 'object') return 'x';
   return spec?.type === 'text' ? 42 : '1';
 }
@@ -82,7 +82,7 @@ function mutantsOf(resource: Resource, file: string, source: string, body: Recor
   const patchLine = `const patch: Schemas['${title}Patch'] = ${json(patch)};\n  const changed`;
   const mutant = (name: string, from: string, to: string): Mutant => ({ name: `${plural}: ${name}`, from, to, source: file });
   const withBody = (name: string, value: Record<string, unknown>): Mutant => mutant(name, bodyLine, `const body: Schemas['New${title}'] = ${json(value)};`);
-  const fields = Object.entries(resource.fields);
+  const fields = Object.entries(fieldsIn(resource));
   const [first] = fields;
   const mutants: Mutant[] = [
     ...fields.map(([field]) => withBody(`${field} of another type in a create`, { ...body, [field]: wrongType(resource, field) })),

@@ -3,7 +3,7 @@
 // derives them from the description, so a resource with rules of its own needs no case written for it.
 import type { ChangeRule, Resource, Stored } from '../../src/resources/resource.ts';
 import { mergePatch } from './resource-places.ts';
-import { changingPatch, validBody } from './resources.ts';
+import { changingPatch, toNewest, validBody } from './resources.ts';
 
 /** A create body, and a merge patch of it that changes every field. */
 export interface ChangeSample {
@@ -18,9 +18,10 @@ const SEARCHED = 64;
 // The rules of `resource` that refuse the change of validBody(n) by `patch` (changingPatch(n) unless given).
 function refusing(resource: Resource, n: number, patch = changingPatch(resource, n)): ChangeRule<Stored>[] {
   const times = { id: 1, version: 1, createdAt: '2026-11-22T09:30:00.000Z', updatedAt: '2026-11-22T09:30:00.000Z' };
-  const current = { ...times, ...validBody(resource, n) } as Stored;
-  const next = mergePatch(current, patch) as Stored;
-  return resource.rules.filter((rule) => rule.breaks(current, next));
+  // The bodies are of the default version; the rules judge the newest shapes.
+  const current = { ...times, ...validBody(resource, n) };
+  const next = mergePatch(current, patch);
+  return resource.rules.filter((rule) => rule.breaks(toNewest(resource, current) as Stored, toNewest(resource, next) as Stored));
 }
 
 function sample(resource: Resource, wanted: (refused: readonly ChangeRule<Stored>[]) => boolean, what: string, from = 0): ChangeSample {

@@ -15,7 +15,7 @@ export interface ApiKey {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
-  /** The API version its requests get when they name none (docs/versions.md). */
+  /** The API version its requests get when they name none (docs/security.md, A key's API version). */
   apiVersion: string;
   /** What its entity tag is made from: 1 when made, one more with every change (a patch, the revocation). */
   version: number;

@@ -45,7 +45,7 @@ function apiKeyMembers(): JsonObject {
 
 const API_KEY_MEMBERS = ['id', 'name', 'scopes', 'createdAt', 'expiresAt', 'revokedAt'];
 
-/** `components.schemas` of the keys endpoints: ScopeName, ApiKey, CreatedApiKey and NewApiKey. */
+/** `components.schemas` of the keys endpoints: ScopeName, ApiKey, CreatedApiKey, ApiKeyPatch and NewApiKey. */
 export function keySchemas(): JsonObject {
   return {
     ScopeName: {
@@ -62,6 +62,16 @@ export function keySchemas(): JsonObject {
         description: 'The key itself, in this response only: the service keeps only a hash of it, so it can never be shown again. Store it now.',
       },
     }, { description: 'The ApiKey just made, and this once the key.', examples: [KEY_EXAMPLES.created] }),
+    ApiKeyPatch: closedObject([], {
+      name,
+      apiVersion: {
+        type: 'string',
+        description: 'The version the key\'s requests get without `Api-Version`: one served now (`GET /api/versions`); any other is `invalid_enum`.',
+      },
+    }, {
+      description: 'A JSON Merge Patch (RFC 7396) of `name` and `apiVersion`, both optional, in every version; `null` is a `type` error, any other member `unknown_field`.',
+      examples: [{ apiVersion: '2026-11-28' }, { name: 'ci deploys (old)' }],
+    }),
     NewApiKey: closedObject(['name', 'scopes'], {
       name,
       scopes: { ...scopes, description: 'At least one scope name; none twice (`duplicate`). Their order does not matter.' },

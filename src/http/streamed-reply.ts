@@ -88,6 +88,9 @@ function sinkOn(res: ServerResponse): StreamSink {
  * expired, or its reader went away or stopped reading.
  */
 export function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply & { stream: StreamedBody }, requestId: string, cors: readonly string[], limits: StreamLimits): { stop(): void; ended: Promise<void> } {
+  // Its client went away while the stream was being prepared (its place read): 'close' was emitted
+  // already and will not come again, so nothing is started that would wait for it.
+  if (res.closed) return { stop: () => {}, ended: Promise.resolve() };
   const headers = [...BASE_HEADERS, ...cors, 'x-request-id', requestId, 'content-type', reply.stream.contentType, 'x-accel-buffering', 'no', 'connection', 'close'];
   for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
   res.writeHead(200, reasonPhrase(200), headers);

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { openStream, type StreamMessage } from '../support/event-stream.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { rawConnect } from '../ops/support.ts';
 
 // The live stream of docs/events.md over real sockets, on the run's engine: the format, where it starts,
 // the checks made before it starts, and what bounds it (connections, timeouts, shutdown, a reader
@@ -273,15 +274,19 @@ describe('what bounds a stream', () => {
   });
 
   test('each open stream is one connection SVC_MAX_CONNECTIONS counts', async () => {
-    const server = await startTestServer({ SVC_MAX_CONNECTIONS: '2' });
+    // SVC_MAX_STREAMS is below SVC_MAX_CONNECTIONS: the other connection is an idle keep-alive one.
+    const server = await startTestServer({ SVC_MAX_CONNECTIONS: '2', SVC_MAX_STREAMS: '1' });
     try {
-      const streams = [await openStream(`${server.url}/api/events`), await openStream(`${server.url}/api/events`)];
+      const stream = await openStream(`${server.url}/api/events`);
+      const idle = await rawConnect(server.url);
+      idle.socket.write('GET /api/ping HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      assert.equal((await idle.next()).status, 200);
       await assert.rejects(fetch(`${server.url}/api/ping`));
-      streams[0]?.close();
-      await streams[0]?.ended;
+      stream.close();
+      await stream.ended;
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.equal((await fetch(`${server.url}/api/ping`, { headers: { connection: 'close' } })).status, 200);
-      streams[1]?.close();
+      idle.socket.destroy();
     } finally {
       await server.stop();
     }
@@ -289,7 +294,9 @@ describe('what bounds a stream', () => {
 
   test('graceful shutdown with 100 open streams: each ends cleanly, well within SVC_SHUTDOWN_TIMEOUT_MS', { timeout: 60_000 }, async () => {
     const server = await startTestServer({ SVC_SHUTDOWN_TIMEOUT_MS: '20000' });
-    const streams = await Promise.all(Array.from({ length: 100 }, () => openStream(`${server.url}/api/events`)));
+    // A hundred callers: addresses of their own (one may hold SVC_STREAMS_PER_CALLER).
+    const streams = await Promise.all(Array.from({ length: 100 }, (_, i) => openStream(`${server.url}/api/events`, {}, { localAddress: `127.0.1.${i + 1}` })));
+    assert.deepEqual(new Set(streams.map((stream) => stream.status)), new Set([200]));
     await createProduct(server.url, 'seen by all');
     await Promise.all(streams.map((stream) => stream.waitFor(1, 20_000)));
     const started = Date.now();
@@ -299,8 +306,9 @@ describe('what bounds a stream', () => {
     assert.deepEqual(new Set(ends.map((end) => end.clean)), new Set([true]), 'every response finished (its last chunk came)');
   });
 
-  test('a reader that never reads is cut off once 1 MiB waits for it; one that reads gets every event', { timeout: 120_000 }, async () => {
-    const server = await startTestServer();
+  test('a reader that never reads is cut off once 1 MiB waits for it, and its place is free again; one that reads gets every event', { timeout: 120_000 }, async () => {
+    // The reader and the stalled one are one caller (one address), which may hold two streams.
+    const server = await startTestServer({ SVC_STREAMS_PER_CALLER: '2' });
     try {
       await createProduct(server.url, '€'.repeat(200));
       const reader = await openStream(`${server.url}/api/events`, { 'x-request-id': 'reader' });
@@ -322,6 +330,9 @@ describe('what bounds a stream', () => {
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline && !server.logs.some((line) => line['reqId'] === 'stalled')) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.ok(server.logs.some((line) => line['reqId'] === 'stalled'), 'the stalled stream ended');
+      const next = await openStream(`${server.url}/api/events`);
+      assert.equal(next.status, 200, 'the place the stalled stream held is free');
+      next.close();
       reader.close();
       stalled.destroy();
     } finally {

@@ -60,6 +60,32 @@ test("an access token's stream ends at its exp; a token already past it is 401 b
   }
 });
 
+test('a credential that expires far ahead (30 days: longer than one timer holds) keeps its stream open: an access token, and an API key', { timeout: 60_000 }, async () => {
+  const provider = await startIdentityProvider('ES256');
+  const tokens = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE });
+  const keys = await startKeysServer();
+  try {
+    const thirtyDays = 30 * 86_400;
+    const token = provider.sign({ iss: provider.issuer, aud: API_AUDIENCE, sub: 'robot-30d', exp: Math.floor(Date.now() / 1000) + thirtyDays, scope: 'read write' });
+    const key = await keys.newKey({ name: 'thirty days', scopes: ['write'], expiresAt: new Date(Date.now() + thirtyDays * 1000).toISOString() });
+    for (const [server, credential] of [[tokens, token], [keys, key.key]] as const) {
+      const stream = await openStream(`${server.url}/api/events`, bearer(credential));
+      assert.equal(stream.status, 200);
+      // Past a re-check of the credential (every 2 s), then an event still comes.
+      await sleep(2_500);
+      assert.equal(await Promise.race([stream.ended.then(() => 'ended'), sleep(10, 'open')]), 'open', server === tokens ? 'the token\'s stream' : 'the key\'s stream');
+      assert.equal((await postJson(`${server.url}/api/products`, { name: 'far ahead', priceInCents: 1 }, bearer(credential))).status, 201);
+      const [message] = await stream.waitFor(1);
+      assert.equal(message?.event, 'product.created');
+      stream.close();
+    }
+  } finally {
+    await keys.stop();
+    await tokens.stop();
+    await provider.stop();
+  }
+});
+
 test('a Last-Event-ID whose following events are past retention is 410 events_expired, before any stream', { timeout: 60_000 }, async () => {
   const server = await startTestServer({ SVC_EVENTS_RETENTION: '10s' });
   try {

@@ -189,6 +189,41 @@ describe('the live stream', () => {
     assert.equal(received.length, 100);
   });
 
+  test('?type= keeps only those types: on a live stream, one resumed from the reader\'s recent events, and one resumed from the database', async () => {
+    const createWorkspace = async (name: string): Promise<void> => {
+      assert.equal((await postJson(`${server.url}/api/workspaces`, { name })).status, 201);
+    };
+    const all = await openStream(`${server.url}/api/events`);
+    const filtered = await openStream(`${server.url}/api/events?type=workspace.created`);
+    await Promise.all([all.waitForComments(1, 5_000), filtered.waitForComments(1, 5_000)]);
+    await createProduct(server.url, 'p1');
+    await createWorkspace('w1');
+    await createProduct(server.url, 'p2');
+    await createWorkspace('w2');
+    const everything = await all.waitFor(4);
+    const names = (messages: readonly StreamMessage[]): string[] => messages.map((message) => `${message.event} ${eventOf(message).data.name}`);
+    // Two messages in order: had a product.created come, it would be among them.
+    assert.deepEqual(names(await filtered.waitFor(2)), ['workspace.created w1', 'workspace.created w2'], 'live');
+    filtered.close();
+    const fromW1 = everything[1]?.id as string;
+    // While `all` keeps the process's reader running, a resumed stream joins from its recent events;
+    // once every stream is closed, it reads from the database itself.
+    const expected = ['workspace.created w2'];
+    for (const keeper of [all, null]) {
+      const resumed = await openStream(`${server.url}/api/events?type=workspace.created`, { 'last-event-id': fromW1 });
+      try {
+        const name = keeper === null ? 'from the database' : 'from the reader';
+        await createWorkspace(name);
+        expected.push(`workspace.created ${name}`);
+        assert.deepEqual(names(await resumed.waitFor(expected.length)), expected, name);
+      } finally {
+        resumed.close();
+        keeper?.close();
+        await keeper?.ended;
+      }
+    }
+  });
+
   test('a malformed or unknown Last-Event-ID is 400 invalid_header, an after= of the same kind 400 invalid_query: both before any stream', async () => {
     await createProduct(server.url, 'known');
     const known = (await feedIds(server.url)).at(-1) as string;

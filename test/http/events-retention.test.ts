@@ -86,6 +86,10 @@ test('each sweep deletes only what is past retention: young events outlive sweep
       await sweepTimes(1);
       return (await own.database.countRows('events')) === 0;
     }, 30_000, 100);
+    // The second sweep that deleted moved the horizon on: the newest deleted event is where a follower may stand.
+    assert.deepEqual((await readFeed(own.url, `/api/events?after=${young.id}`)).events, []);
+    assert.equal((await fetch(`${own.url}/api/events?after=${young.id}`)).status, 200);
+    await assertProblem(await fetch(`${own.url}/api/events?after=${old.id}`), 410, 'events_expired', '/api/events');
   } finally {
     await sweeps.stop();
     await own.stop();

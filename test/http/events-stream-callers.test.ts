@@ -38,6 +38,23 @@ test('a key revoked by this process, or behind its back (as another process woul
   }
 });
 
+test('a key that expires ends its stream within 5 s of its expiresAt, and not before it', { timeout: 60_000 }, async () => {
+  const server = await startKeysServer();
+  try {
+    const expiresAt = Date.now() + 4_000;
+    const reader = await server.newKey({ name: 'short-lived', scopes: ['read'], expiresAt: new Date(expiresAt).toISOString() });
+    const stream = await openStream(`${server.url}/api/events`, bearer(reader.key));
+    assert.equal(stream.status, 200);
+    assert.deepEqual(await stream.ended, { clean: true });
+    const endedAt = Date.now();
+    assert.ok(endedAt >= expiresAt, `ended ${expiresAt - endedAt} ms before the key expired`);
+    assert.ok(endedAt <= expiresAt + CONTRACT_MS, `ended ${endedAt - expiresAt} ms after the key expired`);
+    assert.equal((await openStream(`${server.url}/api/events`, bearer(reader.key))).status, 401, 'and the key opens no other');
+  } finally {
+    await server.stop();
+  }
+});
+
 test("an access token's stream ends at its exp; a token already past it is 401 before any stream", { timeout: 60_000 }, async () => {
   const provider = await startIdentityProvider('ES256');
   const server = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE });

@@ -3,6 +3,7 @@ import { request } from 'node:http';
 import { test } from 'node:test';
 import { eventually } from '../support/assertions.ts';
 import { openStream, type OpenStream } from '../support/event-stream.ts';
+import { API_AUDIENCE, startIdentityProvider } from '../support/identity-provider.ts';
 import { bearer, startKeysServer } from '../support/keys.ts';
 import { startTestServer } from '../support/server.ts';
 
@@ -171,6 +172,31 @@ test('SVC_AUTH=keys, SVC_MAX_CONNECTIONS=20: a key holds 5 streams from any addr
   } finally {
     closeAll(open);
     await server.stop();
+  }
+});
+
+test('SVC_AUTH=jwt: the caller is the token\'s sub, whatever the token and the address', { timeout: 60_000 }, async () => {
+  const provider = await startIdentityProvider('ES256');
+  const server = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE, SVC_STREAMS_PER_CALLER: '2' });
+  const open: OpenStream[] = [];
+  const tokenOf = (sub: string, jti: string): string =>
+    provider.sign({ iss: provider.issuer, aud: API_AUDIENCE, sub, jti, exp: Math.floor(Date.now() / 1000) + 600, scope: 'read' });
+  try {
+    // Two tokens of one sub, from two addresses: one caller.
+    for (const [jti, from] of [['a', 110], ['b', 111]] as const) {
+      const tried = await attempt(server.url, bearer(tokenOf('robot-1', jti)), address(from));
+      assert.equal(tried.status, 200, `token ${jti}`);
+      open.push(tried.stream);
+    }
+    const third = await attempt(server.url, bearer(tokenOf('robot-1', 'c')), address(112));
+    assert.deepEqual([third.status, third.code], [429, 'rate_limited'], 'a third token of the same sub');
+    const other = await attempt(server.url, bearer(tokenOf('robot-2', 'a')), address(110));
+    assert.equal(other.status, 200, 'another sub, from an address the first one uses');
+    open.push(other.stream);
+  } finally {
+    closeAll(open);
+    await server.stop();
+    await provider.stop();
   }
 });
 

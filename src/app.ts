@@ -19,6 +19,7 @@ import { createPipeline, type RequestReport } from './http/pipeline.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
 import type { Handler } from './http/reply.ts';
 import { type Access, createRouter } from './http/router.ts';
+import { StreamAdmission } from './http/stream-admission.ts';
 import { secretRedactor } from './http/secret-redaction.ts';
 import type { WriteDeps } from './http/write-input.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
@@ -26,7 +27,7 @@ import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
 import { KeyIds } from './keys/key-ids.ts';
 import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
-import { createLiveEvents } from './events/live.ts';
+import { countStreamRefusals, createLiveEvents } from './events/live.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
@@ -112,6 +113,10 @@ export function createApp(options: AppOptions): App {
     clientAddressOf: createClientAddressResolver(config.trustProxy),
     report: metrics === null ? null : reportTo(metrics),
     redactUrl: secretRedactor([config.apiToken]),
+    streams: new StreamAdmission(
+      { perClient: config.events.streamsPerCaller, total: config.events.maxStreams },
+      metrics === null ? undefined : countStreamRefusals(metrics),
+    ),
   });
   return Object.assign((req: IncomingMessage, res: ServerResponse) => pipeline.listener(req, res), {
     drain: pipeline.drain,

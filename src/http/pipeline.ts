@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CredentialCheck, Identified, RefusalReason } from '../callers/caller.ts';
+import type { Caller, CredentialCheck, Identified, RefusalReason } from '../callers/caller.ts';
 import { allows } from '../callers/scopes.ts';
 import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import type { Logger } from '../log/logger.ts';
@@ -11,12 +11,13 @@ import { type Cors, isPreflight, NO_CORS } from './cors.ts';
 import { HttpError } from './errors.ts';
 import { checkHostHeader } from './host-header.ts';
 import { asClientError } from './problem.ts';
-import type { RateLimitGuard } from './rate-limit.ts';
+import { type RateLimitGuard, rateLimitKey } from './rate-limit.ts';
 import type { Handler, Reply, RequestContext } from './reply.ts';
 import { requestIdFrom } from './request-id.ts';
 import { answerServerWide, parseRequestTarget, type RequestTarget, servedMethods } from './request-target.ts';
 import { sendProblem, sendReply } from './respond.ts';
 import type { RouteMatch, Router } from './router.ts';
+import type { StreamAdmission } from './stream-admission.ts';
 import { sendStream, type StreamedBody, type StreamLimits } from './streamed-reply.ts';
 
 /** What the pipeline reports as requests pass, for whoever counts them (src/app.ts wires the metrics). */
@@ -43,6 +44,8 @@ export interface PipelineParts {
   report: RequestReport | null;
   /** What a logged URL must not show besides keys and tokens (SVC_API_TOKEN's spellings); nothing by default. */
   redactUrl?: (url: string) => string;
+  /** How many streamed replies may be open, per client and in all; none counted when absent. */
+  streams?: StreamAdmission | null;
 }
 
 /** A `node:http` request listener, and the switch of a graceful shutdown. */
@@ -61,6 +64,9 @@ const SHUTTING_DOWN = { detail: 'The service is shutting down.', headers: { conn
 /** A request's context, filled in as the pipeline learns it (route parameters, caller). */
 type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
 
+// Who a request counts against, for the rate limit and the stream limit: its caller with SVC_AUTH on.
+const callerKey = (caller: Caller): string => `${caller.kind}:${caller.id}`;
+
 /**
  * The phases of every request, in order (docs/api.md, Order of checks): shutting down (503); one Host
  * (400); a target that names the server, not a resource (`OPTIONS *`); a CORS preflight (204, before
@@ -71,6 +77,7 @@ type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
  */
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report } = parts;
+  const streams = parts.streams ?? null;
   const redactUrl = parts.redactUrl ?? ((url: string) => url);
   const serverWide = servedMethods(router.routes());
   let draining = false;
@@ -105,7 +112,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   // refusal (401) comes before the route is looked at.
   function dispatchAs(identified: Identified, ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
     const caller = identified.ok ? identified.caller : null;
-    limit(res, ctx, caller === null ? clientAddress : `${caller.kind}:${caller.id}`);
+    limit(res, ctx, caller === null ? clientAddress : callerKey(caller));
     if (!identified.ok) {
       report?.refused(identified.refusal.reason);
       throw unauthorized(identified.refusal);
@@ -152,11 +159,14 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return { stillValid, expiresAt: caller.expiresAt };
   }
 
-  // A streamed reply is logged and counted once, when it ends, with its whole duration.
-  function stream(ctx: Context, res: ServerResponse, reply: Reply & { stream: StreamedBody }, cors: readonly string[], finish: (status: number) => void): void {
+  // A streamed reply is admitted (or refused: throws) before its head is sent, holds its place until
+  // it ends, and is logged and counted once, when it ends, with its whole duration.
+  function stream(ctx: Context, res: ServerResponse, reply: Reply & { stream: StreamedBody }, clientAddress: string, cors: readonly string[], finish: (status: number) => void): void {
+    const release = streams?.admit(ctx.caller === null ? rateLimitKey(clientAddress) : callerKey(ctx.caller));
     const open = sendStream(ctx.req, res, reply, ctx.requestId, cors, limitsOf(ctx));
     openStreams.add(open.stop);
     void open.ended.then(() => {
+      release?.();
       openStreams.delete(open.stop);
       finish(200);
     });
@@ -202,14 +212,22 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     const succeed = (reply: Reply): void => {
       if (draining) res.setHeader('connection', 'close');
       if (reply.headers?.['idempotent-replayed'] !== undefined) report?.replayed();
-      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, corsHeaders, finish);
+      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, remoteAddress, corsHeaders, finish);
       sendReply(req, res, reply, ctx.requestId, corsHeaders);
       finish(reply.status);
     };
+    // A stream refused for the stream limits is thrown by succeed, before anything is sent.
+    const answer = (reply: Reply): void => {
+      try {
+        succeed(reply);
+      } catch (error) {
+        fail(error);
+      }
+    };
     try {
       const reply = route(ctx, target, res, remoteAddress, match);
-      if (reply instanceof Promise) reply.then(succeed, fail);
-      else succeed(reply);
+      if (reply instanceof Promise) reply.then(answer, fail);
+      else answer(reply);
     } catch (error) {
       fail(error);
     }

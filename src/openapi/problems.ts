@@ -68,8 +68,9 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   unsupported_media_type: { on: WITH_BODY },
   validation_failed: { on: WITH_BODY },
   idempotency_key_reused: { on: ['create'], resources: REPLAYED_CREATES },
-  // Readiness is exempt from rate limiting, so a balancer's probe is never refused.
-  rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit' },
+  // Readiness is exempt from rate limiting, so a balancer's probe is never refused; the event feed's
+  // live stream has a limit per caller whatever SVC_RATE_LIMIT says (docs/events.md).
+  rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit', also: { on: ['list'], resources: ['events'] } },
   internal_error: { on: EVERY_OPERATION },
   unavailable: { on: EVERY_OPERATION },
 };

@@ -16,10 +16,11 @@ const LOG = '/api/webhooks/{id}/deliveries';
 const RETRY = '/api/webhooks/{id}/deliveries/{eventId}/retry';
 
 // The credential an admin operation needs in each mode.
-function admin(run: ConformanceRun, method: string): Headers {
+function admin(run: ConformanceRun): Headers {
   if (run.mode === 'keys') return bearer(run.keys.admin.key);
   if (run.mode === 'jwt') return bearer(run.credentials.admin ?? '');
-  if (run.mode === 'token' && method !== 'GET' && method !== 'HEAD') return bearer(TOKEN);
+  // SVC_API_TOKEN guards every request to the webhooks, reads included (their URLs often carry tokens).
+  if (run.mode === 'token') return bearer(TOKEN);
   return {};
 }
 
@@ -31,11 +32,11 @@ function client(run: ConformanceRun): {
   raw(path: string, init: RequestInit & { headers?: Headers }): Promise<Response>;
 } {
   return {
-    get: (path, headers = {}, method = 'GET') => fetch(`${run.url}${path}`, { method, headers: { ...admin(run, method), ...headers } }),
-    post: (path, body, headers = {}) => postJson(`${run.url}${path}`, body, { ...admin(run, 'POST'), ...headers }),
-    patch: (path, body, headers = {}) => patchJson(`${run.url}${path}`, body, { ...admin(run, 'PATCH'), ...headers }),
-    remove: (path, headers = {}) => fetch(`${run.url}${path}`, { method: 'DELETE', headers: { ...admin(run, 'DELETE'), ...headers } }),
-    raw: (path, init) => fetch(`${run.url}${path}`, { ...init, headers: { ...admin(run, init.method ?? 'GET'), ...init.headers } }),
+    get: (path, headers = {}, method = 'GET') => fetch(`${run.url}${path}`, { method, headers: { ...admin(run), ...headers } }),
+    post: (path, body, headers = {}) => postJson(`${run.url}${path}`, body, { ...admin(run), ...headers }),
+    patch: (path, body, headers = {}) => patchJson(`${run.url}${path}`, body, { ...admin(run), ...headers }),
+    remove: (path, headers = {}) => fetch(`${run.url}${path}`, { method: 'DELETE', headers: { ...admin(run), ...headers } }),
+    raw: (path, init) => fetch(`${run.url}${path}`, { ...init, headers: { ...admin(run), ...init.headers } }),
   };
 }
 

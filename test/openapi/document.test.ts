@@ -112,7 +112,7 @@ const NOT_OPEN = /^(?!GET \/api\/(ping|openapi\.json|docs)$)/;
 // 401 where a credential is checked; 403 where a valid one can lack the scope (a key holds at least read).
 const CALLER_PLACES: Readonly<Record<Mode, Readonly<Record<string, RegExp>>>> = {
   off: { unauthorized: NOWHERE, forbidden: NOWHERE },
-  token: { unauthorized: /^(POST|PATCH|DELETE) /, forbidden: NOWHERE },
+  token: { unauthorized: /^(POST|PATCH|DELETE) | \/api\/webhooks/, forbidden: NOWHERE },
   keys: { unauthorized: NOT_OPEN, forbidden: /^(POST|PATCH|DELETE) |\/api\/(keys|webhooks)/ },
   jwt: { unauthorized: NOT_OPEN, forbidden: NOT_OPEN },
 };

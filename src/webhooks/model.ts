@@ -51,6 +51,15 @@ export interface Delivery {
   nextAttemptAt: number | null;
 }
 
+/** A due delivery a claim may take: whose, since when, and whether its webhook's last attempt failed (null: none recorded yet). */
+export interface DueDelivery {
+  seq: number;
+  webhookId: number;
+  /** When it became due (Unix ms). */
+  dueAt: number;
+  lastAttemptFailed: boolean | null;
+}
+
 /** A delivery claimed for one attempt: what to send, where, and signed with what. */
 export interface ClaimedDelivery {
   seq: number;

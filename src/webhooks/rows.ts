@@ -1,5 +1,5 @@
 import type { EventType, StoredEvent } from '../events/model.ts';
-import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type Webhook, type WebhookStatus } from './model.ts';
+import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type DueDelivery, type Webhook, type WebhookStatus } from './model.ts';
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
 export const WEBHOOK_COLUMNS = [
@@ -67,24 +67,6 @@ export function signingSecrets(webhook: Pick<Webhook, 'secret' | 'previousSecret
   return keepPrevious ? [webhook.secret, webhook.previousSecret as string] : [webhook.secret];
 }
 
-/**
- * Picks up to `limit` of `candidates` (oldest due first), at most `perWebhook` of any one webhook, so a
- * webhook with a long backlog cannot take every slot of a claim from the others.
- */
-export function pickFairly<T>(candidates: readonly T[], webhookOf: (candidate: T) => number, limit: number, perWebhook: number): T[] {
-  const taken = new Map<number, number>();
-  const picked: T[] = [];
-  for (const candidate of candidates) {
-    if (picked.length >= limit) break;
-    const webhook = webhookOf(candidate);
-    const count = taken.get(webhook) ?? 0;
-    if (count >= perWebhook) continue;
-    taken.set(webhook, count + 1);
-    picked.push(candidate);
-  }
-  return picked;
-}
-
 /** The columns of an event a delivery keeps a copy of, as stored. */
 export interface EventCopy {
   id: string;
@@ -99,13 +81,10 @@ export function storedEventFromCopy(copy: EventCopy): StoredEvent {
   return { id: copy.id, type: copy.type as EventType, createdAt: copy.createdAt, row: JSON.parse(copy.data) as unknown[] };
 }
 
-/**
- * How many due deliveries a claim reads to pick from. A webhook at its limit is left out by the query,
- * and a claim that filled slots is followed by another, so a backlog of one webhook holds back the
- * others for one claim at most: reading a little more than the slots suffices.
- */
-export function candidatesFor(request: { limit: number; perWebhook: number }): number {
-  return request.limit + request.perWebhook;
+/** A due delivery from a row (seq, webhook, due at, the webhook's last attempt failed: 0/1/NULL or a boolean), on either engine. */
+export function dueFromRow(row: readonly unknown[]): DueDelivery {
+  const failed = row[3];
+  return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failed === null || failed === undefined ? null : Boolean(Number(failed)) };
 }
 
 /** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets), on either engine. */

@@ -28,8 +28,12 @@ test('receivers that accept and never answer delay no event to one that answers 
     for (const receiver of [...hanging, healthy]) {
       assert.equal((await postJson(`${server.url}/api/webhooks`, { url: receiver.url, events: ['product.created'] })).status, 201);
     }
-    // A steady stream of events while the others hang: each is a delivery to every receiver.
-    let created = 0;
+    // A burst first (new webhooks that hang must not fill the slots before they are known to), then a
+    // steady stream while they hang: each event is a delivery to every receiver.
+    const BURST = 5;
+    const burst = await Promise.all(Array.from({ length: BURST }, (_, index) => postJson(`${server.url}/api/products`, { name: `burst ${index}`, priceInCents: index })));
+    assert.deepEqual(burst.map((response) => response.status), burst.map(() => 201));
+    let created = BURST;
     for (const started = Date.now(); Date.now() - started < RUN_MS; created++) {
       assert.equal((await postJson(`${server.url}/api/products`, { name: `event ${created}`, priceInCents: created })).status, 201);
       await sleep(EVERY_MS);

@@ -36,6 +36,10 @@ const PLACE =
   `coalesce((SELECT (tx, seq) = ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false), ` +
   `EXISTS (SELECT 1 FROM events WHERE tx = $1::xid8 AND seq = $2::bigint AND ${VISIBLE}), ` +
   `coalesce((SELECT created_at < $3 FROM events WHERE ${AFTER} AND ${VISIBLE} ORDER BY tx, seq LIMIT 1), false)`;
+// Whether a place is gone: at or below the newest deleted place, or its event recorded before $3.
+const GONE =
+  `SELECT coalesce((SELECT (tx, seq) >= ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false) ` +
+  `OR coalesce((SELECT created_at < $3 FROM events WHERE tx = $1::xid8 AND seq = $2::bigint), false)`;
 const NEWEST = `SELECT tx::text AS tx_text, seq::text AS seq_text FROM events WHERE ${VISIBLE} ORDER BY tx DESC, seq DESC LIMIT 1`;
 // One statement, so one short transaction: the leading run of expired events among the oldest $1
 // visible ones is deleted, and the newest deleted place remembered (it only ever moves forwards).
@@ -87,6 +91,12 @@ export function createPostgresEventRepository(db: SqlRunner, retentionMs: number
     async head() {
       const [row] = await db.rows(NEWEST);
       return row === undefined ? null : idOf(row[0], row[1]);
+    },
+    async isExpired(id) {
+      const place = placeOf(id);
+      if (place === null) return false;
+      const [row] = await db.rows(GONE, [place.tx, place.seq, keptSince()]);
+      return row?.[0] === true;
     },
     async deleteExpired(maxRows) {
       const [row] = await db.rows(DELETE_EXPIRED, [maxRows, keptSince()]);

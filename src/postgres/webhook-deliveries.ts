@@ -31,6 +31,17 @@ RETURNING ${CLAIM_COLUMNS}`;
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
+// Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; SKIP LOCKED: rows another
+// node's step holds are left to it.
+const REMOVE_OF_DELETED = `DELETE FROM webhook_deliveries WHERE seq IN (
+  SELECT d.seq FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id WHERE w.deleted LIMIT $1 FOR UPDATE OF d SKIP LOCKED)`;
+const DROP_DELETED = 'DELETE FROM webhooks w WHERE deleted AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id)';
+const FAIL_EXPIRED = `UPDATE webhook_deliveries SET status = ${DeliveryStatus.failed}, next_attempt_at = NULL WHERE seq IN (
+  SELECT d.seq FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id
+  WHERE w.status = ${WebhookStatus.disabled} AND d.status = ${DeliveryStatus.pending} AND d.event_created_at < $1 LIMIT $2 FOR UPDATE OF d SKIP LOCKED)`;
+const DELETE_EXPIRED = `DELETE FROM webhook_deliveries WHERE seq IN (
+  SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < $1 ORDER BY event_created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
+
 /** A DeliveryRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
 export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryRepository {
   return {
@@ -92,6 +103,13 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
       );
       return numberOrNull(row?.[0]);
     },
+    async removeOfDeleted(maxRows) {
+      const removed = await db.run(REMOVE_OF_DELETED, [maxRows]);
+      if (removed < maxRows) await db.run(DROP_DELETED);
+      return removed;
+    },
+    failExpired: (maxRows, keptSince) => db.run(FAIL_EXPIRED, [keptSince, maxRows]),
+    deleteExpired: (maxRows, keptSince) => db.run(DELETE_EXPIRED, [keptSince, maxRows]),
     async oldestPending() {
       const [row] = await db.rows('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
       return typeof row?.[0] === 'string' ? Date.parse(row[0]) : null;

@@ -57,6 +57,21 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
     'SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_attempt_at LIMIT 1',
   );
   const oldest = db.prepare('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
+  // Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; the webhooks (few) are
+  // read first, then their deliveries by the (webhook_id, status, seq) index, never a scan of the log.
+  const removeOfDeleted = db.prepare(
+    'DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE deleted = 1) LIMIT ?)',
+  );
+  const dropDeleted = db.prepare('DELETE FROM webhooks WHERE deleted = 1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id)');
+  const failExpired = db.prepare(
+    `UPDATE webhook_deliveries SET status = ${DeliveryStatus.failed}, next_attempt_at = NULL WHERE seq IN (
+       SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE status = ${WebhookStatus.disabled})
+         AND status = ${DeliveryStatus.pending} AND event_created_at < ? LIMIT ?)`,
+  );
+  const deleteExpired = db.prepare(
+    `DELETE FROM webhook_deliveries WHERE seq IN (
+       SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < ? ORDER BY event_created_at LIMIT ?)`,
+  );
   for (const read of [page, pageOfStatus, byEvent, dueWebhooks, dueOfWebhook, claimed, nextDue, oldest]) read.setReturnArrays(true);
   return {
     async listBefore(webhookId, beforeSeq, limit, status) {
@@ -112,5 +127,12 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
       const row = oldest.get() as Row | undefined;
       return typeof row?.[0] === 'string' ? Date.parse(row[0]) : null;
     },
+    async removeOfDeleted(maxRows) {
+      const { changes } = removeOfDeleted.run(maxRows);
+      if (changes < maxRows) dropDeleted.run();
+      return Number(changes);
+    },
+    failExpired: async (maxRows, keptSince) => Number(failExpired.run(keptSince, maxRows).changes),
+    deleteExpired: async (maxRows, keptSince) => Number(deleteExpired.run(keptSince, maxRows).changes),
   };
 }

@@ -49,6 +49,8 @@ export interface Delivery {
   lastAttemptAt: number | null;
   lastResponseStatus: number | null;
   nextAttemptAt: number | null;
+  /** When its event was recorded (RFC 3339, as the event's `createdAt`): the delivery is kept as long as the event. */
+  eventCreatedAt: string;
 }
 
 /** A due delivery a claim may take: whose, since when, and whether its webhook's last attempt failed (null: none recorded yet). */

@@ -9,7 +9,10 @@ export interface WebhookRepository {
   findForUpdate(id: number): Promise<Webhook | undefined>;
   /** Writes every field but id and createdAt. */
   update(webhook: Webhook): Promise<void>;
-  /** Deletes the webhook and its deliveries; false when there was none. */
+  /**
+   * Deletes the webhook at once: from now on it is found by no read and takes no delivery (it is disabled
+   * too); its log goes later, in steps (DeliveryRepository.removeOfDeleted). False when there was none.
+   */
   remove(id: number): Promise<boolean>;
   /** Up to `limit` webhooks with id below `beforeId` (all when null), newest first. */
   listBefore(beforeId: number | null, limit: number): Promise<Webhook[]>;
@@ -62,4 +65,10 @@ export interface DeliveryRepository {
   nextDue(now: number): Promise<number | null>;
   /** When the oldest pending delivery's event was recorded (Unix ms), or null when none is pending. */
   oldestPending(): Promise<number | null>;
+  /** One step: deletes up to `maxRows` deliveries of deleted webhooks, then the deleted webhooks whose log is empty; resolves to how many deliveries. */
+  removeOfDeleted(maxRows: number): Promise<number>;
+  /** One step: up to `maxRows` pending deliveries of disabled webhooks whose event was recorded before `keptSince` become failed; resolves to how many. */
+  failExpired(maxRows: number, keptSince: string): Promise<number>;
+  /** One step: deletes up to `maxRows` delivered or failed deliveries whose event was recorded before `keptSince`, oldest first; resolves to how many. */
+  deleteExpired(maxRows: number, keptSince: string): Promise<number>;
 }

@@ -8,7 +8,7 @@ export const WEBHOOK_COLUMNS = [
 
 /** The columns of a delivery's log entry, in this order. */
 export const DELIVERY_COLUMNS = [
-  'seq', 'webhook_id', 'event_id', 'event_type', 'status', 'attempts', 'last_attempt_at', 'last_response_status', 'next_attempt_at',
+  'seq', 'webhook_id', 'event_id', 'event_type', 'status', 'attempts', 'last_attempt_at', 'last_response_status', 'next_attempt_at', 'event_created_at',
 ] as const;
 
 /**
@@ -58,6 +58,7 @@ export function deliveryFromRow(row: readonly unknown[]): Delivery {
     lastAttemptAt: numberOrNull(row[6]),
     lastResponseStatus: numberOrNull(row[7]),
     nextAttemptAt: numberOrNull(row[8]),
+    eventCreatedAt: row[9] as string,
   };
 }
 

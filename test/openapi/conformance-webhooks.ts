@@ -72,7 +72,7 @@ export function webhookTests(run: ConformanceRun): void {
     await run.expectStatus('POST', RETRY, http.raw(`${url}/deliveries/1/retry`, { method: 'POST' }), 404);
   });
 
-  test('/api/webhooks/{id}/deliveries: the log, its pages and filter, a retry (202) and 409 webhook_disabled conform', async () => {
+  test('/api/webhooks/{id}/deliveries: the log, its pages and filter, a retry (202), 410 events_expired and 409 webhook_disabled conform', async () => {
     const http = client(run);
     const receiver = await startReceiver();
     try {
@@ -95,6 +95,11 @@ export function webhookTests(run: ConformanceRun): void {
       const retried = await run.expectStatus('POST', RETRY, http.raw(`${url}/deliveries/${eventId}/retry`, { method: 'POST' }), 202);
       assert.equal(retried['status'], 1);
       await run.expectStatus('POST', RETRY, http.raw(`${url}/deliveries/999999999/retry`, { method: 'POST' }), 404);
+      // A delivery of an event recorded long ago, written behind the service's back: past any retention.
+      await run.server.database.sql(
+        `INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_created_at, event_data, status) VALUES (${String(made['id'])}, 'expired', 4, '2000-01-01T00:00:00.000Z', '[1,"old","2000-01-01T00:00:00.000Z","2000-01-01T00:00:00.000Z",1]', 2)`,
+      );
+      await run.expectStatus('POST', RETRY, http.raw(`${url}/deliveries/expired/retry`, { method: 'POST' }), 410);
       await run.expectStatus('PATCH', ITEM, http.patch(url, { status: 2 }), 200);
       await run.expectStatus('POST', RETRY, http.raw(`${url}/deliveries/${eventId}/retry`, { method: 'POST' }), 409);
       await run.expectStatus('DELETE', ITEM, http.remove(url), 204);

@@ -2,30 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { eventually } from '../support/assertions.ts';
 import { postJson, startTestServer } from '../support/server.ts';
-import type { TestDatabase } from '../support/test-database.ts';
+import { fillDeliveryLog } from '../support/webhook-log.ts';
 import { startReceiver } from '../support/webhook-receiver.ts';
 
 type Json = Record<string, unknown>;
 
 // What months of use leave in a webhook's log (nothing of it expired: retention keeps a week).
 const LOG_ROWS = 200_000;
-
-// Writes `rows` delivered deliveries of webhook `id` behind the service's back, 20,000 a statement
-// (each well within the test pool's statement timeout on a loaded machine).
-async function fillLog(database: TestDatabase, id: number, rows: number): Promise<void> {
-  const at = new Date().toISOString();
-  const data = `'[1,"Desk lamp with a name long enough to look real",1999,1,"${at}","${at}"]'`;
-  const columns = 'webhook_id, event_id, event_type, event_created_at, event_data, status, attempts, round_attempts, last_attempt_at, last_response_status';
-  const values = `${id}, 'log' || i, 1, '${at}', ${data}, 2, 1, 1, ${Date.now()}, 200`;
-  for (let from = 1; from <= rows; from += 20_000) {
-    const to = Math.min(rows, from + 19_999);
-    await database.sql(
-      database.engine === 'postgres'
-        ? `INSERT INTO webhook_deliveries (${columns}) SELECT ${values} FROM generate_series(${from}, ${to}) AS i`
-        : `INSERT INTO webhook_deliveries (${columns}) WITH RECURSIVE n(i) AS (SELECT ${from} UNION ALL SELECT i + 1 FROM n WHERE i < ${to}) SELECT ${values} FROM n`,
-    );
-  }
-}
 
 test('DELETE of a webhook with a long log answers at once: requests are answered while its log goes, in steps; nothing more is sent to it', { timeout: 180_000 }, async () => {
   const server = await startTestServer({ SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_RETRY_SCHEDULE: '100ms' });
@@ -35,7 +18,7 @@ test('DELETE of a webhook with a long log answers at once: requests are answered
     const made = (await (await postJson(`${server.url}/api/webhooks`, { url: deleted.url })).json()) as Json;
     assert.equal((await postJson(`${server.url}/api/webhooks`, { url: other.url })).status, 201);
     const id = Number(made['id']);
-    await fillLog(server.database, id, LOG_ROWS);
+    await fillDeliveryLog(server.database, id, LOG_ROWS);
     const logOf = (): Promise<number> => server.database.countRows('webhook_deliveries', `webhook_id = ${id}`);
     assert.equal(await logOf(), LOG_ROWS);
 

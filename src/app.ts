@@ -40,7 +40,7 @@ import { addReadinessRoutes } from './readiness/routes.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
 import { addWebhookRoutes } from './webhooks/routes.ts';
 import { createWebhookUseCases } from './webhooks/use-cases.ts';
-import { wroteTo } from './webhooks/wake.ts';
+import { removedFrom, wroteTo } from './webhooks/wake.ts';
 import { addWorkspaceRoutes } from './workspaces/routes.ts';
 import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
 
@@ -100,8 +100,9 @@ export function createApp(options: AppOptions): App {
   addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
   addEventRoutes(router, createEventUseCases(storage.events), liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: (query) => parseTypes(query.get('type')) }));
   if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
-  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db) };
-  addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db), onRemoved: () => removedFrom(db) };
+  const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs };
+  addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries, webhookRules), writes, webhookOptions);
   addOpenApiRoutes(router, config);
   const pipeline = createPipeline({
     router,

@@ -7,7 +7,8 @@ import { callbackMetric } from './metrics/registry.ts';
 import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
-import { onWrites } from './webhooks/wake.ts';
+import { startDeliveryRetention } from './webhooks/retention.ts';
+import { onRemoved, onWrites } from './webhooks/wake.ts';
 
 /** What startWebhookDeliveries needs: the migrated database the app serves, and its configuration. */
 export interface WebhookDeliveriesOptions {
@@ -43,25 +44,31 @@ function countIn(metrics: ServiceMetrics, oldestSeconds: () => number): (outcome
 
 /**
  * Starts delivering webhooks from `db` in this process: claims due deliveries (each attempt by one
- * process, whatever the number of processes and machines), sends and records them. Every process
- * that serves the API may run it.
+ * process, whatever the number of processes and machines), sends and records them; and keeps the
+ * delivery log (retention, deleted webhooks' logs). Every process that serves the API may run it.
  */
 export function startWebhookDeliveries(options: WebhookDeliveriesOptions): WebhookDeliveries {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   let count: ((outcome: AttemptOutcome) => void) | undefined;
+  const storage = createStorage(db);
   const deliverer = startDeliverer({
-    storage: createStorage(db),
+    storage,
     settings: config.webhooks,
     logger,
     onAttempt: (outcome) => count?.(outcome),
   });
   if (options.metrics) count = countIn(options.metrics, () => deliverer.oldestPendingSeconds());
+  // The log follows retention, and a deleted webhook's log goes in steps: started here, so every
+  // process that delivers keeps it (an app that sends nothing makes no log to keep).
+  const retention = startDeliveryRetention(storage, config.events.retentionMs, { logger });
   const stopWaking = onWrites(db, deliverer.wake);
+  const stopRemoving = onRemoved(db, retention.wake);
   return {
     async stop(graceMs) {
       stopWaking();
-      await deliverer.stop(graceMs);
+      stopRemoving();
+      await Promise.all([deliverer.stop(graceMs), retention.stop()]);
     },
   };
 }

@@ -5,6 +5,7 @@ import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { throttled } from '../log/throttled.ts';
 import { logRequest } from './access-log.ts';
+import { tokenGuardsRoute } from './auth.ts';
 import { forbidden, identifyRequest, unauthorized } from './bearer.ts';
 import type { ClientAddressResolver } from './client-address.ts';
 import { type Cors, isPreflight, NO_CORS } from './cors.ts';
@@ -36,7 +37,7 @@ export interface PipelineParts {
   logger: Logger;
   /** Who calls, when SVC_AUTH is on; null: every route is open to anyone. */
   credentials: CredentialCheck | null;
-  /** SVC_API_TOKEN's check of writes (only with SVC_AUTH=off), or null. */
+  /** SVC_API_TOKEN's check of writes and of admin routes (only with SVC_AUTH=off), or null. */
   checkToken: ((authorization: string | undefined) => void) | null;
   limitRate: RateLimitGuard | null;
   cors: Cors | null;
@@ -57,7 +58,8 @@ export interface Pipeline {
 
 // The answer to every CORS preflight; its CORS headers say whether the browser may go on.
 const PREFLIGHT: Reply = { status: 204 };
-// With SVC_API_TOKEN, every method that changes something needs the token (docs/configuration.md).
+// With SVC_API_TOKEN, every method that changes something needs the token, and every method of an
+// admin route (docs/configuration.md).
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
 const SHUTTING_DOWN = { detail: 'The service is shutting down.', headers: { connection: 'close' } };
 
@@ -99,11 +101,11 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return match;
   }
 
-  // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes.
+  // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes and admin routes.
   function dispatchOpen(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
     limit(res, ctx, clientAddress);
     const route = found(match);
-    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
+    if (checkToken !== null && (WRITE_METHODS.has(ctx.method) || tokenGuardsRoute(route.access))) checkToken(ctx.req.headers.authorization);
     ctx.params = route.params;
     return route.handler(ctx);
   }

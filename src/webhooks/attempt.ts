@@ -51,8 +51,8 @@ export function outcomeOf(delivery: ClaimedDelivery, result: AttemptResult, at: 
   return { outcome: 'retried', record: { ...base, status: DeliveryStatus.pending, nextAttemptAt: at + delay } };
 }
 
-/** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim. */
-export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<void> {
+/** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim; resolves to the outcome. */
+export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptOutcome> {
   const { settings } = deps;
   const body = eventJson(delivery.event);
   const headers = attemptHeaders(delivery, body, Date.now());
@@ -67,4 +67,5 @@ export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDe
   }
   // A failure here leaves the claim to its lease: the delivery is attempted again after it.
   await deps.storage.transaction((tx) => tx.webhookDeliveries.record(record)).catch((error: Error) => deps.onStorageError(error));
+  return outcome;
 }

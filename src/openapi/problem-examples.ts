@@ -7,6 +7,7 @@ import { validationFailed } from '../http/write-input.ts';
 import { validateApiKeyPatch, validateNewApiKey } from '../keys/validate.ts';
 import type { Resource } from '../resources/resource.ts';
 import { validatorsOf } from '../resources/validate.ts';
+import { EXPIRED_EVENT_DETAIL } from '../webhooks/presenter.ts';
 import { validateNewWebhook, validateWebhookPatch } from '../webhooks/validate.ts';
 import type { Validated } from '../shared/validation.ts';
 import type { DocumentedAuth } from './options.ts';
@@ -114,6 +115,7 @@ function errorAt(code: ErrorCode, place: ExamplePlace): HttpError {
   if (code === 'invalid_header') return headerError(place);
   if (code === 'unauthorized') return missingCredential(place);
   if (code === 'forbidden' && place.access !== undefined && place.access !== 'open') return forbidden(place.access);
+  if (code === 'events_expired' && place.resource === 'webhooks') return new HttpError(code, { detail: EXPIRED_EVENT_DETAIL });
   return new HttpError(code);
 }
 

@@ -12,31 +12,31 @@ import { bearer } from '../support/keys.ts';
 import { capturingLogger, patchJson } from '../support/server.ts';
 import { createTestDatabase } from '../support/test-database.ts';
 
-// Keys stored before versions existed (as migration 009 finds them: no api_version, no version) pin
+// Keys stored before versions existed (as migration 010 finds them: no api_version, no version) pin
 // the first version, 2026-11-21, so their programs see no change, and keep the entity tags they had:
 // "1", and "2" once revoked. On the run's engine (the PostgreSQL pass runs it too).
 const [FIRST, LISTS] = ['2026-11-21', '2026-11-28'];
 
-// Migrates `db` with the engine's migrations before 009 only, as a database of the version before was.
-async function migrateBefore009(db: Database): Promise<void> {
+// Migrates `db` with the engine's migrations before 010 only, as a database of the version before was.
+async function migrateBefore010(db: Database): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-sql-'));
   try {
     const own = defaultSqlDirFor(db);
-    for (const file of readdirSync(own).filter((name) => name.endsWith('.sql') && name < '009')) cpSync(join(own, file), join(dir, file));
+    for (const file of readdirSync(own).filter((name) => name.endsWith('.sql') && name < '010')) cpSync(join(own, file), join(dir, file));
     await migrate(db, dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-test('keys made before migration 009 pin 2026-11-21 and keep their tags; a PATCH moves them on', async () => {
+test('keys made before migration 010 pin 2026-11-21 and keep their tags; a PATCH moves them on', async () => {
   const database = await createTestDatabase({ migrated: false });
   const live = generateKey();
   const revoked = generateKey();
   const digest = (key: string): string => keyDigest(key).toString('base64url');
   let db = database.open();
   try {
-    await migrateBefore009(db);
+    await migrateBefore010(db);
   } finally {
     await closeDatabase(db);
   }

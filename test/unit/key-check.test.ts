@@ -273,6 +273,25 @@ test('refreshes of the ids: at most one at a time, and one per 250 ms (the defau
   for (let i = 1; i < started.length; i++) assert.ok((started[i] ?? 0) - (started[i - 1] ?? 0) >= 250, `refresh ${i} came ${((started[i] ?? 0) - (started[i - 1] ?? 0)).toFixed(0)} ms after the one before`);
 });
 
+test('refreshes of the ids that fail (the database away) keep the same pace: one per 250 ms, however many requests ask', LIMIT, async () => {
+  const started: number[] = [];
+  const results: KeyIdRefreshResult[] = [];
+  const ids = new KeyIds({
+    idsAfter: async () => {
+      started.push(performance.now());
+      throw new StorageUnavailableError('the database cannot be reached');
+    },
+    onRefresh: (result) => results.push(result),
+  });
+  const until = performance.now() + 1_000;
+  while (performance.now() < until) await Promise.all(Array.from({ length: 50 }, () => ids.refreshed().catch(() => {})));
+  // 1 s at one per 250 ms: 4, and the first one at construction; each failed, and each was told.
+  assert.ok(started.length <= 6 && started.length >= 3, `${started.length} refreshes in 1 s while every one failed`);
+  for (let i = 1; i < started.length; i++) assert.ok((started[i] ?? 0) - (started[i - 1] ?? 0) >= 250, `refresh ${i} came ${((started[i] ?? 0) - (started[i - 1] ?? 0)).toFixed(0)} ms after the one before`);
+  assert.deepEqual(new Set(results), new Set(['failed']));
+  assert.equal(results.length, started.length);
+});
+
 test('a refresh of the ids that fails rejects (503), never "unknown"; the next request tries again', LIMIT, async () => {
   const { check, fault, make, close } = setup();
   const made = await make(['read']);

@@ -1,4 +1,4 @@
--- API versions, as sql/009_api_versions.sql says for SQLite: keys, webhooks and deliveries carry the
+-- API versions, as sql/010_api_versions.sql says for SQLite: keys, webhooks and deliveries carry the
 -- version they are pinned to or made in; what exists already is pinned to the first, 2026-11-21.
 ALTER TABLE api_keys ADD COLUMN api_version text NOT NULL DEFAULT '2026-11-21';
 -- A key's entity tag moves with every change of it; each key keeps the tag it had ("1", "2" once revoked).

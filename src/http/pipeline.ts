@@ -21,6 +21,7 @@ import type { RouteMatch, Router } from './router.ts';
 import type { StreamAdmission } from './stream-admission.ts';
 import { sendStream, type StreamedBody, type StreamLimits } from './streamed-reply.ts';
 import type { Negotiator } from '../versions/negotiate.ts';
+import { joined, NO_HEADERS, pinReader, underApi, VARY_VERSION } from './version-headers.ts';
 
 /** What the pipeline reports as requests pass, for whoever counts them (src/app.ts wires the metrics). */
 export interface RequestReport {
@@ -65,24 +66,6 @@ const PREFLIGHT: Reply = { status: 204 };
 // admin route (docs/configuration.md).
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
 const SHUTTING_DOWN = { detail: 'The service is shutting down.', headers: { connection: 'close' } };
-// The 400 of a version not served carries no Api-Version (docs/versions.md), only Vary.
-const VARY_VERSION: readonly string[] = ['vary', 'Api-Version'];
-const NO_HEADERS: readonly string[] = [];
-const underApi = (path: string): boolean => path === '/api' || path.startsWith('/api/');
-
-// The CORS headers and a version's (name, value, …), with one Vary that names both (`Origin, Api-Version`).
-function joined(cors: readonly string[], version: readonly string[]): readonly string[] {
-  if (cors.length === 0) return version;
-  const headers = [...cors];
-  const vary = headers.indexOf('vary');
-  for (let i = 0; i < version.length; i += 2) {
-    const name = version[i] as string;
-    const value = version[i + 1] as string;
-    if (name === 'vary' && vary >= 0 && vary % 2 === 0) headers[vary + 1] = `${headers[vary + 1] as string}, ${value}`;
-    else headers.push(name, value);
-  }
-  return headers;
-}
 
 /** A request's context, filled in as the pipeline learns it (route parameters, caller). */
 type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
@@ -101,6 +84,7 @@ const callerKey = (caller: Caller): string => `${caller.kind}:${caller.id}`;
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report, versions } = parts;
   const streams = parts.streams ?? null;
+  const pinOf = pinReader(credentials);
   const redactUrl = parts.redactUrl ?? ((url: string) => url);
   const serverWide = servedMethods(router.routes());
   let draining = false;
@@ -124,7 +108,17 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes and admin routes.
   function dispatchOpen(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, named: boolean): Reply | Promise<Reply> {
-    if (!named) ctx.version = versions.unnamed(ctx.path, undefined);
+    if (!named) {
+      const pinned = pinOf(ctx.req.headers.authorization);
+      if (pinned instanceof Promise) return pinned.then((pin) => openWith(ctx, res, clientAddress, match, pin));
+      return openWith(ctx, res, clientAddress, match, pinned);
+    }
+    return openWith(ctx, res, clientAddress, match, null);
+  }
+
+  // The open route itself, its version chosen (`pin`: a key's, undefined: none; null: named by the request).
+  function openWith(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, pin: string | undefined | null): Reply | Promise<Reply> {
+    if (pin !== null) ctx.version = versions.unnamed(ctx.path, pin);
     limit(res, ctx, clientAddress);
     const route = found(match);
     if (checkToken !== null && (WRITE_METHODS.has(ctx.method) || tokenGuardsRoute(route.access))) checkToken(ctx.req.headers.authorization);

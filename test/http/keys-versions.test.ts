@@ -75,6 +75,17 @@ describe('keys pinned to a version', () => {
     assert.deepEqual(await listShape(admin), [NEWEST, 'data,hasMore']);
   });
 
+  test('an open route answers a pinned key in its version; a key it cannot read leaves the default, never a 401', async () => {
+    const pinned = await server.newKey({ name: 'docs reader', scopes: ['read'] });
+    assert.equal((await patch(pinned.id, { apiVersion: NEWEST })).status, 200);
+    for (const path of ['/api/openapi.json', '/api/ping', '/api/versions']) {
+      const answer = await fetch(at(path), { headers: bearer(pinned.key) });
+      assert.deepEqual([answer.status, answer.headers.get('api-version')], [200, NEWEST], path);
+      const unknown = await fetch(at(path), { headers: { authorization: 'Bearer svc_not-a-key' } });
+      assert.deepEqual([unknown.status, unknown.headers.get('api-version')], [200, FIRST], `${path}, an unknown key`);
+    }
+  });
+
   test('PATCH: every field error at once, in every version; nothing changes', async () => {
     const key = await server.newKey({ name: 'target', scopes: ['read'] });
     const cases: [unknown, string[]][] = [

@@ -72,10 +72,10 @@ describe('webhook deliveries: fairness, metrics, embedding', () => {
     waits.answer = (_request, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 });
     try {
       const subscribe = async (url: string, events: string[]): Promise<number> => Number(((await (await postJson(`${server.url}/api/webhooks`, { url, events })).json()) as Json)['id']);
-      const goneId = await subscribe(gone.url, ['workspace.created']);
+      const goneId = await subscribe(gone.url, ['product.updated']);
       const waitsId = await subscribe(waits.url, ['product.created']);
       const product = (await (await postJson(`${server.url}/api/products`, { name: 'waits an hour', priceInCents: 1 })).json()) as Json;
-      assert.equal((await postJson(`${server.url}/api/workspaces`, { name: 'gone' })).status, 201);
+      assert.equal((await patchJson(`${server.url}/api/products/${String(product['id'])}`, { name: 'gone' })).status, 200);
       const metricsUrl = server.metricsUrl ?? '';
       const counted = await eventually(async () => {
         const figures = await scrape(metricsUrl);

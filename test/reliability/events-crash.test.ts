@@ -6,6 +6,7 @@ import { settle, type WireEvent } from '../support/events.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { migratedDatabaseFile } from '../support/server.ts';
 import { migratedDatabase } from '../postgres/support.ts';
+import { Journal, type RoundTimes, writer } from './outbox-writers.ts';
 
 // The outbox through a crash (docs/events.md): SIGKILL during a burst of creates, PATCHes and DELETEs,
 // on both engines. Then every acknowledged change has exactly one event, and every event's change
@@ -15,31 +16,12 @@ const WRITERS = 8;
 const KILLS = 2;
 
 type Json = Record<string, unknown>;
-const headers = { 'content-type': 'application/json' };
 
-// One writer: creates (some keyed), changes and deletes products until a request gets no answer.
-async function writer(url: string, id: number, acked: Map<number, string[]>): Promise<void> {
-  for (let n = 0; ; n++) {
-    try {
-      const keyed = n % 3 === 0 ? { 'idempotency-key': `crash-${id}-${n}-${Math.random()}` } : {};
-      const created = await fetch(`${url}/api/products`, { method: 'POST', headers: { ...headers, ...keyed }, body: JSON.stringify({ name: `w${id} n${n}`, priceInCents: n }) });
-      if (created.status !== 201) throw new Error(`create answered ${created.status}`);
-      const product = (await created.json()) as Json;
-      const pid = product['id'] as number;
-      acked.set(pid, ['created']);
-      const changed = await fetch(`${url}/api/products/${pid}`, { method: 'PATCH', headers, body: JSON.stringify({ priceInCents: n + 1 }) });
-      if (changed.status !== 200) throw new Error(`change answered ${changed.status}`);
-      acked.get(pid)?.push('updated');
-      if (n % 2 === 1) {
-        const deleted = await fetch(`${url}/api/products/${pid}`, { method: 'DELETE' });
-        if (deleted.status !== 204) throw new Error(`delete answered ${deleted.status}`);
-        acked.get(pid)?.push('deleted');
-      }
-    } catch (error) {
-      if (/answered/.test((error as Error).message)) throw error;
-      return; // the kill: this request is in doubt
-    }
-  }
+/** What a run proved, printed on success too: acknowledged changes, events read, each round's times. */
+interface Figures {
+  acknowledged: number;
+  events: number;
+  rounds: RoundTimes[];
 }
 
 async function rowsById(url: string): Promise<Map<number, Json>> {
@@ -53,57 +35,73 @@ async function rowsById(url: string): Promise<Map<number, Json>> {
 }
 
 // Every event's change is stored, and every acknowledged change has exactly one event.
-function checkOutbox(events: readonly WireEvent[], rows: Map<number, Json>, acked: Map<number, string[]>): void {
+function checkOutbox(events: readonly WireEvent[], rows: Map<number, Json>, journal: Journal): void {
   const byProduct = new Map<number, WireEvent[]>();
   for (const event of events.filter((e) => e.type.startsWith('product.'))) {
     const list = byProduct.get(event.data['id'] as number) ?? [];
     list.push(event);
     byProduct.set(event.data['id'] as number, list);
   }
-  for (const [id, row] of rows) assert.ok(byProduct.has(id), `product ${id} is stored without its events`);
+  const story = (id: number): string =>
+    `\n  events: ${JSON.stringify(byProduct.get(id) ?? [])}\n  row: ${JSON.stringify(rows.get(id))}\n  acknowledged: ${JSON.stringify(journal.acked.get(id) ?? [])}\n  requests: ${journal.story(id)}`;
+  for (const [id] of rows) assert.ok(byProduct.has(id), `product ${id} is stored without its events${story(id)}`);
   for (const [id, list] of byProduct) {
     const kinds = list.map((event) => event.type.split('.')[1]);
     const row = rows.get(id);
     // A writer changes a product at most once, so a stored row is at version 1 (updatedAt = createdAt) or 2.
     const changes = row === undefined ? kinds.length - 2 : row['updatedAt'] === row['createdAt'] ? 0 : 1;
     const expected = ['created', ...Array<string>(Math.max(changes, 0)).fill('updated'), ...(row === undefined ? ['deleted'] : [])];
-    assert.deepEqual(kinds, expected, `product ${id}: events ${kinds.join(',')}, row ${JSON.stringify(row)}`);
-    if (row !== undefined) assert.deepEqual(list.at(-1)?.data, row, `product ${id}: its last event shows the row`);
-    const promised = acked.get(id) ?? [];
-    assert.deepEqual(kinds.slice(0, promised.length), promised, `product ${id}: every acknowledged change has its one event`);
+    assert.deepEqual(kinds, expected, `product ${id}: events ${kinds.join(',')}${story(id)}`);
+    if (row !== undefined) assert.deepEqual(list.at(-1)?.data, row, `product ${id}: its last event shows the row${story(id)}`);
+    const promised = journal.acked.get(id) ?? [];
+    assert.deepEqual(kinds.slice(0, promised.length), promised, `product ${id}: every acknowledged change has its one event${story(id)}`);
   }
-  for (const [id, promised] of acked) assert.ok(byProduct.has(id) || promised.length === 0, `acknowledged product ${id} has no event`);
+  for (const [id, promised] of journal.acked) assert.ok(byProduct.has(id) || promised.length === 0, `acknowledged product ${id} has no event${story(id)}`);
 }
 
-async function crashRounds(env: Record<string, string>): Promise<{ acknowledged: number; events: number }> {
-  const acked = new Map<number, string[]>();
+async function crashRounds(env: Record<string, string>, journal: Journal): Promise<Figures> {
   let server: ServeProcess | null = null;
   try {
     for (let round = 0; round < KILLS; round++) {
       server = spawnServe(env);
       const url = await urlOf(server);
-      const writers = Array.from({ length: WRITERS }, (_, id) => writer(url, round * 100 + id, acked));
+      const times: RoundTimes = { listening: journal.now(), firstAck: null, killed: null, exit: null };
+      journal.rounds.push(times);
+      const writers = Array.from({ length: WRITERS }, (_, id) => writer(url, round, id, journal));
       await sleep(200 + Math.random() * 400);
+      times.killed = journal.now();
       server.kill();
-      await server.exited;
+      times.exit = await server.exited;
       await Promise.all(writers);
     }
     server = spawnServe(env);
     const url = await urlOf(server);
     const { events } = await settle(url, null, 'after the crashes');
-    checkOutbox(events, await rowsById(url), acked);
+    checkOutbox(events, await rowsById(url), journal);
     assert.equal(new Set(events.map((event) => event.id)).size, events.length, 'no event twice');
-    return { acknowledged: [...acked.values()].reduce((sum, kinds) => sum + kinds.length, 0), events: events.length };
+    return { acknowledged: journal.acknowledged(), events: events.length, rounds: journal.rounds };
   } finally {
     server?.kill();
   }
 }
 
+// The run, and on failure everything needed to judge it: the rounds, the answers seen, the requests in doubt.
+async function crashTest(env: Record<string, string>): Promise<Figures> {
+  const journal = new Journal();
+  try {
+    const figures = await crashRounds(env, journal);
+    assert.ok(figures.acknowledged > 0, 'writes were acknowledged before the kills');
+    return figures;
+  } catch (error) {
+    // A new error, so the summary is printed (node:test prints an error's stack, made with its first message).
+    throw new Error(`${(error as Error).message}\n${journal.summary()}`, { cause: error });
+  }
+}
+
 test('SQLite: SIGKILL during a burst of writes; every acknowledged change has exactly one event, every event its stored change', { timeout: 180_000 }, async (t) => {
   const { dbPath } = migratedDatabaseFile();
-  const figures = await crashRounds({ SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'full' });
+  const figures = await crashTest({ SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'full' });
   t.diagnostic(JSON.stringify(figures));
-  assert.ok(figures.acknowledged > 0, 'writes were acknowledged before the kills');
 });
 
 describe('PostgreSQL', { skip: skipWithoutPostgres() }, () => {
@@ -111,8 +109,7 @@ describe('PostgreSQL', { skip: skipWithoutPostgres() }, () => {
   after(() => cluster?.stop());
   test('SIGKILL during a burst of writes; every acknowledged change has exactly one event, every event its stored change', { timeout: 180_000 }, async (t) => {
     cluster = await startPostgres();
-    const figures = await crashRounds({ SVC_DATABASE_URL: await migratedDatabase(cluster) });
+    const figures = await crashTest({ SVC_DATABASE_URL: await migratedDatabase(cluster) });
     t.diagnostic(JSON.stringify(figures));
-    assert.ok(figures.acknowledged > 0, 'writes were acknowledged before the kills');
   });
 });

@@ -7,13 +7,15 @@ import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../sup
 import { migratedDatabaseFile } from '../support/server.ts';
 import { migratedDatabase } from '../postgres/support.ts';
 import { whileWriting } from './milestone.ts';
+import { checkSnapshot, postgresSnapshots, type SnapshotReader, sqliteSnapshots } from './outbox-snapshot.ts';
 import { inDoubt, Journal, type RoundTimes, writer } from './outbox-writers.ts';
 
 // The outbox through a crash (docs/events.md): SIGKILL during a burst of creates, PATCHes and DELETEs,
 // on both engines. Then every acknowledged change has exactly one event, and every event's change
 // is stored: each product's events are its created event, one updated event per version after the
 // first (the last equal to the row), and a deleted event exactly when the row is gone. A request left
-// in doubt by the kill (or answered 503) may have happened or not, but never by halves.
+// in doubt by the kill (or answered 503) may have happened or not, but never by halves. Until each
+// kill, the database is read again and again: every instant a kill could leave must be whole too.
 const WRITERS = 8;
 const KILLS = 2;
 // Each kill comes this long after the round's first acknowledged write, so writes are under way.
@@ -30,9 +32,10 @@ interface Figures {
   rounds: RoundTimes[];
 }
 
-/** The engine under test: the server's environment, and what must hold before the killed server's changes are final. */
+/** The engine under test: the server's environment, a reader of instants, and what must hold before the killed server's changes are final. */
 interface Engine {
   env: Record<string, string>;
+  snapshots(): SnapshotReader;
   /** Resolves once nothing the killed server began can still commit (PostgreSQL: its backends have ended). */
   killedServerGone(): Promise<void>;
 }
@@ -74,6 +77,21 @@ function checkOutbox(events: readonly WireEvent[], stored: Map<number, { row: Js
   for (const [id, promised] of journal.acked) assert.ok(byProduct.has(id) || promised.length === 0, `acknowledged product ${id} has no event${story(id)}`);
 }
 
+// Reads and checks the database's instants until `until` (performance.now()); how many it read.
+async function readInstants(engine: Engine, until: number, journal: Journal): Promise<number> {
+  const reader = engine.snapshots();
+  let read = 0;
+  try {
+    for (; read === 0 || performance.now() < until; read++) {
+      checkSnapshot(await reader.read(), (id) => `\n  requests: ${journal.story(id)}`);
+      await sleep(2);
+    }
+  } finally {
+    await reader.close();
+  }
+  return read;
+}
+
 // One life of the server: writers until a SIGKILL some time after its first acknowledged write. The
 // kill must be what ended it, and what left requests without an answer.
 async function crashRound(engine: Engine, round: number, journal: Journal): Promise<void> {
@@ -84,7 +102,7 @@ async function crashRound(engine: Engine, round: number, journal: Journal): Prom
     const writers = Array.from({ length: WRITERS }, (_, id) => writer(url, round, id, journal));
     await whileWriting(firstAck, writers, 'write acknowledged', FIRST_ACK_WITHIN_MS);
     const [least, most] = KILL_AFTER_FIRST_ACK_MS;
-    await sleep(least + Math.random() * (most - least));
+    times.snapshots = await readInstants(engine, performance.now() + least + Math.random() * (most - least), journal);
     assert.equal(server.child.exitCode ?? server.child.signalCode, null, `the server died by itself before the kill: ${server.stderr()}`);
     times.killed = journal.now();
     server.kill();
@@ -129,7 +147,7 @@ async function crashTest(engine: Engine): Promise<Figures> {
 test('SQLite: SIGKILL during a burst of writes; every acknowledged change has exactly one event, every event its stored change', { timeout: 180_000 }, async (t) => {
   const { dbPath } = migratedDatabaseFile();
   // A killed process holds nothing: its last commit is final once it has exited.
-  const figures = await crashTest({ env: { SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'full' }, killedServerGone: async () => {} });
+  const figures = await crashTest({ env: { SVC_DB_PATH: dbPath, SVC_DB_DURABILITY: 'full' }, snapshots: () => sqliteSnapshots(dbPath), killedServerGone: async () => {} });
   t.diagnostic(JSON.stringify(figures));
 });
 
@@ -139,7 +157,8 @@ describe('PostgreSQL', { skip: skipWithoutPostgres() }, () => {
   test('SIGKILL during a burst of writes; every acknowledged change has exactly one event, every event its stored change', { timeout: 180_000 }, async (t) => {
     cluster = await startPostgres();
     const url = await migratedDatabase(cluster);
-    const figures = await crashTest({ env: { SVC_DATABASE_URL: url }, killedServerGone: () => backendsEnded(cluster as PostgresCluster, new URL(url).pathname.slice(1)) });
+    const engine = { env: { SVC_DATABASE_URL: url }, snapshots: () => postgresSnapshots(url), killedServerGone: () => backendsEnded(cluster as PostgresCluster, new URL(url).pathname.slice(1)) };
+    const figures = await crashTest(engine);
     t.diagnostic(JSON.stringify(figures));
   });
 });

@@ -25,6 +25,8 @@ export interface Sent {
 export interface RoundTimes {
   listening: number;
   firstAck: number | null;
+  /** Instants of the database read and found whole before the kill. */
+  snapshots: number;
   killed: number | null;
   exit: number | string | null;
 }
@@ -52,7 +54,7 @@ export class Journal {
 
   /** A new round, listening now; `firstAck` is reached with its first acknowledged change. */
   beginRound(): { times: RoundTimes; firstAck: Milestone } {
-    const times: RoundTimes = { listening: this.now(), firstAck: null, killed: null, exit: null };
+    const times: RoundTimes = { listening: this.now(), firstAck: null, snapshots: 0, killed: null, exit: null };
     this.rounds.push(times);
     this.#firstAck = milestone();
     return { times, firstAck: this.#firstAck };

@@ -26,7 +26,11 @@ function cpuSeconds(pid) {
 const rssBytes = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 
 function startServer(dir) {
-  const env = { ...process.env, SVC_DB_PATH: join(dir, 'app.db'), SVC_PORT: '0', SVC_LOG_LEVEL: 'warn', SVC_MAX_CONNECTIONS: '5000', SVC_RATE_LIMIT: '0' };
+  // Every stream comes from one address, one caller: it may hold them all (SVC_MAX_STREAMS is half the connections).
+  const connections = Math.max(5000, 2 * STREAMS + 100);
+  const env = {
+    ...process.env, SVC_DB_PATH: join(dir, 'app.db'), SVC_PORT: '0', SVC_LOG_LEVEL: 'warn', SVC_MAX_CONNECTIONS: String(connections), SVC_RATE_LIMIT: '0', SVC_STREAMS_PER_CALLER: String(STREAMS),
+  };
   execFileSync(process.execPath, [join(ROOT, 'bin/migrate.js')], { env, stdio: 'ignore' });
   const child = spawn(process.execPath, [join(ROOT, 'bin/serve.js')], { env: { ...env, SVC_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve) => {

@@ -19,6 +19,7 @@ import { createPipeline, type RequestReport } from './http/pipeline.ts';
 import { rateLimitGuard } from './http/rate-limit.ts';
 import type { Handler } from './http/reply.ts';
 import { type Access, createRouter } from './http/router.ts';
+import { StreamAdmission } from './http/stream-admission.ts';
 import { secretRedactor } from './http/secret-redaction.ts';
 import type { WriteDeps } from './http/write-input.ts';
 import { IdempotentWrites } from './idempotency/idempotent-write.ts';
@@ -26,7 +27,7 @@ import { createKeyCheck, type KeyCheck } from './keys/key-check.ts';
 import { KeyIds } from './keys/key-ids.ts';
 import { addKeyRoutes } from './keys/routes.ts';
 import { createApiKeyUseCases } from './keys/use-cases.ts';
-import { createLiveEvents } from './events/live.ts';
+import { countStreamRefusals, createLiveEvents } from './events/live.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
@@ -43,7 +44,7 @@ import { createResourceUseCases } from './resources/use-cases.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
 import { addWebhookRoutes } from './webhooks/routes.ts';
 import { createWebhookUseCases } from './webhooks/use-cases.ts';
-import { wroteTo } from './webhooks/wake.ts';
+import { removedFrom, wroteTo } from './webhooks/wake.ts';
 import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
 import type { VersionSpec } from './versions/model.ts';
 import { negotiator } from './versions/negotiate.ts';
@@ -116,9 +117,13 @@ export function createApp(options: AppOptions): App {
   for (const resource of resources) addResourceRoutes(router, resource, createResourceUseCases(resource, repositoryOf(storage.resources, resource)), writes, upgrades);
   const typesOf = (query: URLSearchParams) => parseTypes(catalogue, query.get('type'));
   addEventRoutes(router, createEventUseCases(storage.events), catalogue, liveStreamHandler({ feed: live.feed, events: storage.events, typesOf }));
-  if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
-  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db) };
-  addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries), writes, webhookOptions);
+  if (config.auth === 'keys') {
+    const servedVersions = (): string[] => versions.servedAt().map((view) => view.id);
+    addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, { remember: (apiKey) => ownCheck?.remember?.(apiKey), servedVersions });
+  }
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db), onRemoved: () => removedFrom(db) };
+  const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs };
+  addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries, webhookRules), writes, webhookOptions);
   addVersionRoutes(router, versions, config.versions.defaultVersion);
   addOpenApiRoutes(router, config, resources, versions);
   const pipeline = createPipeline({
@@ -132,6 +137,10 @@ export function createApp(options: AppOptions): App {
     report: metrics === null ? null : reportTo(metrics, versions),
     versions: negotiator(versions, config.versions.defaultVersion),
     redactUrl: secretRedactor([config.apiToken]),
+    streams: new StreamAdmission(
+      { perClient: config.events.streamsPerCaller, total: config.events.maxStreams },
+      metrics === null ? undefined : countStreamRefusals(metrics),
+    ),
   });
   return Object.assign((req: IncomingMessage, res: ServerResponse) => pipeline.listener(req, res), {
     drain: pipeline.drain,

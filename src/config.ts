@@ -1,5 +1,5 @@
 import { checkAuth, checkTimeouts, type CoreSettings, parseAuthMode, parseCoreSettings } from './core-settings.ts';
-import { type EventSettings, parseEventSettings } from './events/settings.ts';
+import { checkStreamLimits, type EventSettings, parseEventSettings } from './events/settings.ts';
 import { checkMetricsPort, type MetricsSettings, parseMetricsSettings } from './metrics/settings.ts';
 import type { Env } from './shared/settings.ts';
 import { VERSIONS } from './registry.ts';
@@ -31,16 +31,18 @@ export interface Config extends CoreSettings, MetricsSettings {
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   const auth = parseAuthMode(env);
+  const core = parseCoreSettings(env, auth);
   const config: Config = {
-    ...parseCoreSettings(env, auth),
+    ...core,
     jwt: parseJwtSettings(env, auth),
     ...parseMetricsSettings(env),
-    events: parseEventSettings(env),
+    events: parseEventSettings(env, core.maxConnections),
     webhooks: parseWebhookSettings(env),
     versions: parseVersionSettings(env, VERSIONS.map((spec) => spec.version)),
   };
   checkTimeouts(config);
   checkMetricsPort(config, config);
   checkAuth(config);
+  checkStreamLimits(config.events, config.maxConnections);
   return config;
 }

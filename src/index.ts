@@ -38,7 +38,7 @@ export { type EventRetention, type RetentionOptions, startEventRetention } from 
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
 /** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */
-export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyVersionSettings, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 /** The pattern of a key for secret scanners (docs/security.md, API keys). */
 export { KEY_SCANNER_PATTERN } from './keys/format.ts';
 /** Callers: the scopes, and the seam an embedding program's own kind of credential implements (AppOptions.credentials). */

@@ -1,12 +1,12 @@
 // What this service serves: its resources and its API versions, each listed once here. Everything else
 // (routes, storage, events, the OpenAPI documents, metrics, the versions' chains) is derived from these
 // lists (docs/extending.md, docs/versions.md).
+import { V2026_12_05 } from './products/price-with-currency.ts';
 import { products } from './products/resource.ts';
 import type { Resource } from './resources/resource.ts';
 import type { VersionSpec } from './versions/model.ts';
 import { V2026_11_21 } from './versions/v2026-11-21.ts';
 import { V2026_11_28 } from './versions/v2026-11-28.ts';
-import { V2026_12_05 } from './versions/v2026-12-05.ts';
 import { workspaces } from './workspaces/resource.ts';
 
 /** Every resource, in the order of the OpenAPI document. */

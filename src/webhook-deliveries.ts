@@ -11,7 +11,8 @@ import { RESOURCES, VERSIONS } from './registry.ts';
 import { buildVersions } from './versions/api-versions.ts';
 import type { Resource } from './resources/resource.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
-import { onWrites } from './webhooks/wake.ts';
+import { startDeliveryRetention } from './webhooks/retention.ts';
+import { onRemoved, onWrites } from './webhooks/wake.ts';
 
 /** What startWebhookDeliveries needs: the migrated database the app serves, and its configuration. */
 export interface WebhookDeliveriesOptions {
@@ -49,16 +50,17 @@ function countIn(metrics: ServiceMetrics, oldestSeconds: () => number): (outcome
 
 /**
  * Starts delivering webhooks from `db` in this process: claims due deliveries (each attempt by one
- * process, whatever the number of processes and machines), sends and records them. Every process
- * that serves the API may run it.
+ * process, whatever the number of processes and machines), sends and records them; and keeps the
+ * delivery log (retention, deleted webhooks' logs). Every process that serves the API may run it.
  */
 export function startWebhookDeliveries(options: WebhookDeliveriesOptions): WebhookDeliveries {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const resources = options.resources ?? RESOURCES;
   let count: ((outcome: AttemptOutcome) => void) | undefined;
+  const storage = createStorage(db);
   const deliverer = startDeliverer({
-    storage: createStorage(db),
+    storage,
     catalogue: eventCatalogue(resources),
     versions: buildVersions(VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt }),
     settings: config.webhooks,
@@ -66,11 +68,16 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
     onAttempt: (outcome) => count?.(outcome),
   });
   if (options.metrics) count = countIn(options.metrics, () => deliverer.oldestPendingSeconds());
+  // The log follows retention, and a deleted webhook's log goes in steps: started here, so every
+  // process that delivers keeps it (an app that sends nothing makes no log to keep).
+  const retention = startDeliveryRetention(storage, config.events.retentionMs, { logger });
   const stopWaking = onWrites(db, deliverer.wake);
+  const stopRemoving = onRemoved(db, retention.wake);
   return {
     async stop(graceMs) {
       stopWaking();
-      await deliverer.stop(graceMs);
+      stopRemoving();
+      await Promise.all([deliverer.stop(graceMs), retention.stop()]);
     },
   };
 }

@@ -24,7 +24,7 @@ interface Target {
   close(): Promise<void>;
 }
 
-// What the migration files take from migrate's environment (sql/007: the currency of the products stored before prices had one).
+// What the migration files take from migrate's environment (the currency that rows stored before a price had one get).
 const parametersOf = (config: Config): MigrationParameters => ({ SVC_DEFAULT_CURRENCY: config.versions.defaultCurrency });
 
 function sqliteTarget(config: Config): Target {

@@ -2,13 +2,18 @@ import cluster from 'node:cluster';
 import { isLoopbackHost } from '../http/client-address.ts';
 import { createLogger, LEVEL_NUMBERS, type Logger } from '../log/logger.ts';
 import { type RunningServer, SchemaNotReadyError, startServer } from '../server.ts';
-import { runPrimary } from '../workers/primary.ts';
+import { type HeldStopSignals, runPrimary } from '../workers/primary.ts';
 import { configOrExit } from './config-or-exit.ts';
 
 type Env = Record<string, string | undefined>;
 
-/** `node bin/serve.js`: start, log the URL, stop gracefully on SIGTERM/SIGINT. */
-export async function main(env: Env): Promise<void> {
+const NONE_HELD: HeldStopSignals = { release: () => [] };
+
+/** `node bin/serve.js`: start, log the URL, stop gracefully on SIGTERM/SIGINT (one held since the process began included). */
+export async function main(env: Env, held: HeldStopSignals = NONE_HELD): Promise<void> {
+  // One turn of the event loop: a signal the process received while its sources loaded (a blocking
+  // while) is only heard in the loop, and is then held, so that nothing is started for it.
+  await new Promise((resolve) => setImmediate(resolve));
   const config = configOrExit(env);
   const logger = createLogger(config.logLevel);
   // Workers are forked by a primary that already warned and will log the URL once for all of them.
@@ -18,7 +23,7 @@ export async function main(env: Env): Promise<void> {
   }
   if (cluster.isPrimary && config.workers > 1) {
     try {
-      return await runPrimary(config, logger);
+      return await runPrimary(config, logger, held);
     } catch (error) {
       return exitOnStartFailure(logger, error);
     }
@@ -26,7 +31,10 @@ export async function main(env: Env): Promise<void> {
   // Signals are ours before start-up begins: a SIGTERM while the server is still starting (a worker
   // already counted as listening by its primary, an orchestrator stopping a slow start) waits for the
   // start to finish and then stops it gracefully, instead of killing the process with no 'stopped'.
+  // One that came even before (while the sources loaded) means there is nothing to start.
   const stopping = new StopOnSignal(logger);
+  for (const signal of held.release()) stopping.heard(signal);
+  if (stopping.requested) return stopping.beforeStart();
   logger.write(LEVEL_NUMBERS.debug, 'starting');
   let running: RunningServer;
   try {
@@ -56,13 +64,19 @@ class StopOnSignal {
 
   constructor(logger: Logger) {
     this.#logger = logger;
-    const stop = (signal: string): void => {
-      this.requested = true;
-      logger.info('shutting down', { signal });
-      if (this.#running !== undefined) this.#close(this.#running);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    process.once('SIGTERM', this.heard);
+    process.once('SIGINT', this.heard);
+  }
+
+  readonly heard = (signal: string): void => {
+    this.requested = true;
+    this.#logger.info('shutting down', { signal });
+    if (this.#running !== undefined) this.#close(this.#running);
+  };
+
+  /** Stopped before anything was opened: nothing to close. */
+  beforeStart(): void {
+    this.#stopped();
   }
 
   started(running: RunningServer): void {
@@ -72,15 +86,17 @@ class StopOnSignal {
 
   #close(running: RunningServer): void {
     running.close().then(
-      () => {
-        this.#logger.info('stopped');
-        this.#logger.flush();
-        process.exit(0);
-      },
+      () => this.#stopped(),
       (error: unknown) => {
         this.#logger.fatal('shutdown failed', { err: error });
         process.exit(1);
       },
     );
+  }
+
+  #stopped(): void {
+    this.#logger.info('stopped');
+    this.#logger.flush();
+    process.exit(0);
   }
 }

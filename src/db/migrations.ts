@@ -16,7 +16,7 @@ export class MigrationError extends Error {
 
 /**
  * What a migration file may take from the environment of the process that applies it, written
- * `{{NAME}}` in the file: the currency that products stored before prices had one get. Values are
+ * `{{NAME}}` in the file: the currency that prices stored before they had one get. Values are
  * checked (src/versions/settings.ts), so they are safe in a quoted SQL literal.
  */
 export interface MigrationParameters {

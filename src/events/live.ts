@@ -2,7 +2,9 @@ import type { CommitWatch } from '../db/commit-watch.ts';
 import type { EventCatalogue } from './catalogue.ts';
 import type { EventRepository } from './repository.ts';
 import type { Logger } from '../log/logger.ts';
+import { STREAM_LIMITS, type StreamLimit } from '../http/stream-admission.ts';
 import { throttled } from '../log/throttled.ts';
+import { EnumCounter } from '../metrics/instruments.ts';
 import { callbackMetric } from '../metrics/registry.ts';
 import type { ServiceMetrics } from '../metrics/service-metrics.ts';
 import { LiveFeed } from './live-feed.ts';
@@ -32,4 +34,13 @@ export function createLiveEvents(events: EventRepository, catalogue: EventCatalo
   }
   // SQLite wakes this feed at once; on PostgreSQL an event is readable once the sequencer positioned it, and its notification wakes the feeds.
   return { feed, committed: () => commits.announce() };
+}
+
+/** Counts the streams refused for a limit (SVC_STREAMS_PER_CALLER: `caller`, SVC_MAX_STREAMS: `process`) in `event_streams_refused_total`. */
+export function countStreamRefusals(metrics: ServiceMetrics): (limit: StreamLimit) => void {
+  metrics.registry.unregister('event_streams_refused_total');
+  const refused = metrics.registry.register(
+    new EnumCounter('event_streams_refused_total', 'Live event streams refused before they started, by the limit they met (caller: 429, process: 503).', 'limit', STREAM_LIMITS),
+  );
+  return (limit) => refused.inc(limit);
 }

@@ -16,6 +16,12 @@ export interface EventRepository {
   /** The id of the newest visible event kept, or null when there is none. */
   head(): Promise<string | null>;
   /**
+   * Whether `id` names an event that is no longer kept: past retention (deleted or about to be), or at
+   * or below the newest deleted place (where the feed answers 410 too). False for an id never issued
+   * (or not of this engine's form) and for an event still kept.
+   */
+  isExpired(id: string): Promise<boolean>;
+  /**
    * Deletes up to `maxRows` of the oldest events past retention, a contiguous prefix of the feed,
    * in one short statement, and remembers the newest deleted; resolves to how many it deleted.
    */

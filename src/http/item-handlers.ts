@@ -8,7 +8,7 @@ import { checkBodyHeaders, readValidated, type WriteDeps } from './write-input.t
 import type { VersionView } from '../versions/api-versions.ts';
 
 // RFC 7396's media type, and plain JSON with the same meaning (docs/api.md, PATCH).
-const PATCH_TYPES = ['application/merge-patch+json', 'application/json'];
+export const PATCH_TYPES: readonly string[] = ['application/merge-patch+json', 'application/json'];
 
 /** What a resource's item handlers share: its name for details, its kind of representation, and its presenter. */
 export interface ItemSpec<T extends Versioned> {

@@ -1,24 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CredentialCheck, Identified, RefusalReason } from '../callers/caller.ts';
+import type { Caller, CredentialCheck, Identified, RefusalReason } from '../callers/caller.ts';
 import { allows } from '../callers/scopes.ts';
 import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import type { Logger } from '../log/logger.ts';
 import { throttled } from '../log/throttled.ts';
 import { logRequest } from './access-log.ts';
+import { tokenGuardsRoute } from './auth.ts';
 import { forbidden, identifyRequest, unauthorized } from './bearer.ts';
 import type { ClientAddressResolver } from './client-address.ts';
 import { type Cors, isPreflight, NO_CORS } from './cors.ts';
 import { HttpError } from './errors.ts';
 import { checkHostHeader } from './host-header.ts';
 import { asClientError } from './problem.ts';
-import type { RateLimitGuard } from './rate-limit.ts';
+import { type RateLimitGuard, rateLimitKey } from './rate-limit.ts';
 import type { Handler, Reply, RequestContext } from './reply.ts';
 import { requestIdFrom } from './request-id.ts';
 import { answerServerWide, parseRequestTarget, type RequestTarget, servedMethods } from './request-target.ts';
 import { sendProblem, sendReply } from './respond.ts';
 import type { RouteMatch, Router } from './router.ts';
+import type { StreamAdmission } from './stream-admission.ts';
 import { sendStream, type StreamedBody, type StreamLimits } from './streamed-reply.ts';
 import type { Negotiator } from '../versions/negotiate.ts';
+import { joined, NO_HEADERS, pinReader, underApi, VARY_VERSION } from './version-headers.ts';
 
 /** What the pipeline reports as requests pass, for whoever counts them (src/app.ts wires the metrics). */
 export interface RequestReport {
@@ -36,7 +39,7 @@ export interface PipelineParts {
   logger: Logger;
   /** Who calls, when SVC_AUTH is on; null: every route is open to anyone. */
   credentials: CredentialCheck | null;
-  /** SVC_API_TOKEN's check of writes (only with SVC_AUTH=off), or null. */
+  /** SVC_API_TOKEN's check of writes and of admin routes (only with SVC_AUTH=off), or null. */
   checkToken: ((authorization: string | undefined) => void) | null;
   limitRate: RateLimitGuard | null;
   cors: Cors | null;
@@ -46,6 +49,8 @@ export interface PipelineParts {
   versions: Negotiator;
   /** What a logged URL must not show besides keys and tokens (SVC_API_TOKEN's spellings); nothing by default. */
   redactUrl?: (url: string) => string;
+  /** How many streamed replies may be open, per client and in all; none counted when absent. */
+  streams?: StreamAdmission | null;
 }
 
 /** A `node:http` request listener, and the switch of a graceful shutdown. */
@@ -57,30 +62,16 @@ export interface Pipeline {
 
 // The answer to every CORS preflight; its CORS headers say whether the browser may go on.
 const PREFLIGHT: Reply = { status: 204 };
-// With SVC_API_TOKEN, every method that changes something needs the token (docs/configuration.md).
+// With SVC_API_TOKEN, every method that changes something needs the token, and every method of an
+// admin route (docs/configuration.md).
 const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PATCH', 'DELETE']);
 const SHUTTING_DOWN = { detail: 'The service is shutting down.', headers: { connection: 'close' } };
-// The 400 of a version not served carries no Api-Version (docs/versions.md), only Vary.
-const VARY_VERSION: readonly string[] = ['vary', 'Api-Version'];
-const NO_HEADERS: readonly string[] = [];
-const underApi = (path: string): boolean => path === '/api' || path.startsWith('/api/');
-
-// The CORS headers and a version's (name, value, …), with one Vary that names both (`Origin, Api-Version`).
-function joined(cors: readonly string[], version: readonly string[]): readonly string[] {
-  if (cors.length === 0) return version;
-  const headers = [...cors];
-  const vary = headers.indexOf('vary');
-  for (let i = 0; i < version.length; i += 2) {
-    const name = version[i] as string;
-    const value = version[i + 1] as string;
-    if (name === 'vary' && vary >= 0 && vary % 2 === 0) headers[vary + 1] = `${headers[vary + 1] as string}, ${value}`;
-    else headers.push(name, value);
-  }
-  return headers;
-}
 
 /** A request's context, filled in as the pipeline learns it (route parameters, caller). */
 type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
+
+// Who a request counts against, for the rate limit and the stream limit: its caller with SVC_AUTH on.
+const callerKey = (caller: Caller): string => `${caller.kind}:${caller.id}`;
 
 /**
  * The phases of every request, in order (docs/api.md, Order of checks): shutting down (503); one Host
@@ -92,6 +83,8 @@ type Context = { -readonly [K in keyof RequestContext]: RequestContext[K] };
  */
 export function createPipeline(parts: PipelineParts): Pipeline {
   const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report, versions } = parts;
+  const streams = parts.streams ?? null;
+  const pinOf = pinReader(credentials);
   const redactUrl = parts.redactUrl ?? ((url: string) => url);
   const serverWide = servedMethods(router.routes());
   let draining = false;
@@ -113,12 +106,22 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return match;
   }
 
-  // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes.
+  // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes and admin routes.
   function dispatchOpen(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, named: boolean): Reply | Promise<Reply> {
-    if (!named) ctx.version = versions.unnamed(ctx.path, undefined);
+    if (!named) {
+      const pinned = pinOf(ctx.req.headers.authorization);
+      if (pinned instanceof Promise) return pinned.then((pin) => openWith(ctx, res, clientAddress, match, pin));
+      return openWith(ctx, res, clientAddress, match, pinned);
+    }
+    return openWith(ctx, res, clientAddress, match, null);
+  }
+
+  // The open route itself, its version chosen (`pin`: a key's, undefined: none; null: named by the request).
+  function openWith(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, pin: string | undefined | null): Reply | Promise<Reply> {
+    if (pin !== null) ctx.version = versions.unnamed(ctx.path, pin);
     limit(res, ctx, clientAddress);
     const route = found(match);
-    if (checkToken !== null && WRITE_METHODS.has(ctx.method)) checkToken(ctx.req.headers.authorization);
+    if (checkToken !== null && (WRITE_METHODS.has(ctx.method) || tokenGuardsRoute(route.access))) checkToken(ctx.req.headers.authorization);
     ctx.params = route.params;
     return route.handler(ctx);
   }
@@ -127,7 +130,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   // refusal (401) comes before the route is looked at.
   function dispatchAs(identified: Identified, ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, named: boolean): Reply | Promise<Reply> {
     const caller = identified.ok ? identified.caller : null;
-    limit(res, ctx, caller === null ? clientAddress : `${caller.kind}:${caller.id}`);
+    limit(res, ctx, caller === null ? clientAddress : callerKey(caller));
     if (!identified.ok) {
       report?.refused(identified.refusal.reason);
       throw unauthorized(identified.refusal);
@@ -179,11 +182,14 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     return { stillValid, expiresAt: caller.expiresAt };
   }
 
-  // A streamed reply is logged and counted once, when it ends, with its whole duration.
-  function stream(ctx: Context, res: ServerResponse, reply: Reply & { stream: StreamedBody }, cors: readonly string[], finish: (status: number) => void): void {
+  // A streamed reply is admitted (or refused: throws) before its head is sent, holds its place until
+  // it ends, and is logged and counted once, when it ends, with its whole duration.
+  function stream(ctx: Context, res: ServerResponse, reply: Reply & { stream: StreamedBody }, clientAddress: string, cors: readonly string[], finish: (status: number) => void): void {
+    const release = streams?.admit(ctx.caller === null ? rateLimitKey(clientAddress) : callerKey(ctx.caller));
     const open = sendStream(ctx.req, res, reply, ctx.requestId, cors, limitsOf(ctx));
     openStreams.add(open.stop);
     void open.ended.then(() => {
+      release?.();
       openStreams.delete(open.stop);
       finish(200);
     });
@@ -237,14 +243,22 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       if (draining) res.setHeader('connection', 'close');
       if (reply.headers?.['idempotent-replayed'] !== undefined) report?.replayed();
       const headers = api ? joined(corsHeaders, ctx.version.headers) : corsHeaders;
-      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, headers, finish);
+      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, remoteAddress, headers, finish);
       sendReply(req, res, reply, ctx.requestId, headers);
       finish(reply.status);
     };
+    // A stream refused for the stream limits is thrown by succeed, before anything is sent.
+    const answer = (reply: Reply): void => {
+      try {
+        succeed(reply);
+      } catch (error) {
+        fail(error);
+      }
+    };
     try {
       const reply = route(ctx, target, res, remoteAddress, match);
-      if (reply instanceof Promise) reply.then(succeed, fail);
-      else succeed(reply);
+      if (reply instanceof Promise) reply.then(answer, fail);
+      else answer(reply);
     } catch (error) {
       fail(error);
     }

@@ -1,6 +1,6 @@
 import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotent-write.ts';
-import { CheckRefused } from '../resources/use-cases.ts';
+import { CheckRefused } from '../resources/refused.ts';
 import { ERRORS, type FieldError, HttpError, reasonPhrase } from './errors.ts';
 
 /** An RFC 9457 problem document as this service sends it (docs/api.md, Errors). */

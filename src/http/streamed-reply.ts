@@ -35,19 +35,34 @@ export interface StreamLimits {
 }
 
 const BASE_HEADERS: readonly string[] = Object.entries(SECURITY_HEADERS).flat();
-// setTimeout takes at most 2^31 - 1 ms; a later expiry is met by the next revalidation anyway.
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** The longest wait setTimeout takes (2^31 - 1 ms, about 24.8 days): a longer one fires after 1 ms. */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Calls `end` at `at` (ms since the epoch), however far ahead: a wait longer than a timer can hold is
+ * made of several. Returns what cancels it.
+ */
+export function callAt(at: number, end: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = (): void => {
+    const wait = at - Date.now();
+    timer = setTimeout(wait > LONGEST_TIMER_MS ? arm : end, Math.min(Math.max(0, wait), LONGEST_TIMER_MS));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
 
 // Ends the stream when the credential is refused; a check that cannot be made now (storage down) keeps it.
 function watchCredential(limits: StreamLimits, end: () => void): () => void {
-  const timers: NodeJS.Timeout[] = [];
+  const stops: (() => void)[] = [];
   if (limits.stillValid !== null) {
     const stillValid = limits.stillValid;
-    timers.push(setInterval(() => void stillValid().then((valid) => valid || end(), () => {}), REVALIDATE_MS));
+    const timer = setInterval(() => void stillValid().then((valid) => valid || end(), () => {}), REVALIDATE_MS);
+    stops.push(() => clearInterval(timer));
   }
-  if (limits.expiresAt !== undefined) timers.push(setTimeout(end, Math.min(Math.max(0, limits.expiresAt - Date.now()), LONGEST_TIMER_MS)));
+  if (limits.expiresAt !== undefined) stops.push(callAt(limits.expiresAt, end));
   return () => {
-    for (const timer of timers) clearTimeout(timer);
+    for (const stop of stops) stop();
   };
 }
 
@@ -88,6 +103,9 @@ function sinkOn(res: ServerResponse): StreamSink {
  * expired, or its reader went away or stopped reading.
  */
 export function sendStream(req: IncomingMessage, res: ServerResponse, reply: Reply & { stream: StreamedBody }, requestId: string, cors: readonly string[], limits: StreamLimits): { stop(): void; ended: Promise<void> } {
+  // Its client went away while the stream was being prepared (its place read): 'close' was emitted
+  // already and will not come again, so nothing is started that would wait for it.
+  if (res.closed) return { stop: () => {}, ended: Promise.resolve() };
   const headers = [...BASE_HEADERS, ...cors, 'x-request-id', requestId, 'content-type', reply.stream.contentType, 'x-accel-buffering', 'no', 'connection', 'close'];
   for (const name in reply.headers) headers.push(name, reply.headers[name] as string);
   res.writeHead(200, reasonPhrase(200), headers);

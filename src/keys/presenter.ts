@@ -10,9 +10,11 @@ export type ApiKeyView = {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** The version its requests get without Api-Version; added in 2026-11-28, so last (docs/decisions.md). */
+  apiVersion: string;
 };
 
-/** The ApiKey representation: exactly these members, in this order. */
+/** The newest ApiKey representation: exactly these members, in this order (older versions: ctx.version.downgrade). */
 export function presentApiKey(apiKey: ApiKey): ApiKeyView {
   return {
     id: apiKey.id,
@@ -21,6 +23,7 @@ export function presentApiKey(apiKey: ApiKey): ApiKeyView {
     createdAt: apiKey.createdAt,
     expiresAt: apiKey.expiresAt,
     revokedAt: apiKey.revokedAt,
+    apiVersion: apiKey.apiVersion,
   };
 }
 

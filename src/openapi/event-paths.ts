@@ -125,7 +125,9 @@ function feedOperation(options: OpenApiOptions, access: Access): JsonObject {
           'A page of events, oldest first (empty when nothing new is visible). With `Accept: text/event-stream`, the live stream instead ' +
           '(docs/events.md): one message per event (`id`, `event`: its type, `data`: the Event as one line of JSON), starting after ' +
           '`Last-Event-ID`, else after `after`, else with what is recorded from now on; a comment line at least every 15 s; it ends ' +
-          'on shutdown, when the key is revoked or expires, and at the access token\'s `exp`.',
+          'on shutdown, when the key is revoked or expires, and at the access token\'s `exp`. A stream past SVC_STREAMS_PER_CALLER ' +
+          'streams of its caller (a key, a token\'s `sub`, an address when the service is open) is 429 `rate_limited`, past ' +
+          'SVC_MAX_STREAMS of the process 503 `unavailable`, both with `Retry-After` and before the stream starts.',
         headers,
         content: {
           ...listContent(options, ref('schemas', 'Event'), Object.values(eventExamples(options.resources)), MORE_EVENTS),

@@ -65,8 +65,8 @@ function getKey(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'getKey',
     summary: 'Get an API key by id',
     description:
-      'Never its secret. The `ETag` is `"1"` until the key is revoked and `"2"` after: sent back in `If-None-Match`, it gets 304 and ' +
-      'no body while the key is unchanged. An `If-Match` that names no current tag is 412.',
+      'Never its secret. The `ETag` is `"1"` when the key is made and moves on with every change (a patch, the revocation): sent back ' +
+      'in `If-None-Match`, it gets 304 and no body while the key is unchanged. An `If-Match` that names no current tag is 412.',
     tags: ['keys'],
     parameters: PRECONDITIONS,
     responses: {
@@ -80,15 +80,17 @@ function changeKey(options: OpenApiOptions, access: Access): JsonObject {
   const patch = { schema: ref('schemas', 'ApiKeyPatch') };
   return operation(place('change', access), options, {
     operationId: 'changeKey',
-    summary: "Move an API key to another API version, or rename it (JSON Merge Patch)",
+    summary: 'Rename an API key or move it to another API version (JSON Merge Patch)',
     description:
-      'How an integration upgrades with one change, and goes back with another: `apiVersion` is taken in every version. ' +
-      '`If-Match` and `If-None-Match` are evaluated as on any change.',
+      '`apiVersion` is the version the key\'s requests get when they send no `Api-Version`; it is accepted in every version, so an ' +
+      'integration upgrades (or goes back) with one change. The new version applies at once on the process that answered and within 5 ' +
+      'seconds on every other. The key\'s `ETag` changes with every change, in every version; a patch that changes nothing is 200 with ' +
+      'the same tag. `If-Match` and `If-None-Match` are evaluated as on any change (412 when they fail).',
     tags: ['keys'],
     parameters: PRECONDITIONS,
     requestBody: {
       required: true,
-      description: 'A JSON Merge Patch, sent as `application/merge-patch+json` or `application/json` (the same meaning); any other media type is 415.',
+      description: 'Sent as `application/merge-patch+json` or `application/json` (a `charset` parameter may only be `utf-8`); anything else is 415.',
       content: { 'application/merge-patch+json': patch, 'application/json': patch },
     },
     responses: { '200': { description: 'The key as it now is.', headers: taggedHeaders(), content: jsonContent(apiKey, keyExamples(options).apiKey) } },
@@ -102,7 +104,7 @@ function revokeKey(options: OpenApiOptions, access: Access): JsonObject {
     description:
       'Answered 204 once the revocation is committed: the key then gets 401 on every process within 5 seconds (at once on the one ' +
       'that answered), and stays listed with `revokedAt`. Revoking a revoked key is 204 again and keeps the first time. A key may ' +
-      'revoke itself. `If-Match` and `If-None-Match` are evaluated as on a delete: `If-Match: "1"` revokes only a key not yet revoked.',
+      'revoke itself. `If-Match` and `If-None-Match` are evaluated as on a delete: `If-Match` with the tag read revokes only a key unchanged since.',
     tags: ['keys'],
     parameters: PRECONDITIONS,
     responses: { '204': { description: 'The key is revoked. No body.', headers: everyResponseHeaders() } },

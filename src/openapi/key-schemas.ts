@@ -109,7 +109,7 @@ function keyPatch(options: Pick<OpenApiOptions, 'versions'>): JsonObject {
     name,
     [PIN]: pinnedVersion(options, true, `${PIN_TEXT} Taken in every version: the next request without the header gets it, on this process at once, on every other within 5 s.`),
   }, {
-    description: 'A JSON Merge Patch (RFC 7396) of `name` and `apiVersion`, both optional; `null` is a `type` error. Any other member is `unknown_field`.',
-    examples: [{ [PIN]: options.versions.served[0]?.id }],
+    description: 'A JSON Merge Patch (RFC 7396) of `name` and `apiVersion`, both optional, in every version; `null` is a `type` error, any other member `unknown_field`.',
+    examples: [{ [PIN]: options.versions.served[0]?.id }, { name: 'ci deploys (old)' }],
   });
 }

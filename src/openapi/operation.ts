@@ -40,8 +40,9 @@ function describedAccess(place: OperationPlace, options: OpenApiOptions, descrip
  */
 export function operation(place: OperationPlace, options: OpenApiOptions, fields: JsonObject): JsonObject {
   const responses = { ...(fields['responses'] as JsonObject), ...errorResponses(place, options) } as Record<string, JsonObject>;
-  // Every response counted against the rate limit carries the RateLimit fields, successes included.
-  if (canHappen('rate_limited', place, options)) {
+  // Every response counted against the rate limit carries the RateLimit fields, successes included
+  // (a 429 of the stream limit alone carries none).
+  if (options.rateLimited && canHappen('rate_limited', place, options)) {
     for (const response of Object.values(responses)) {
       response['headers'] = { ...(response['headers'] as JsonObject), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') };
     }

@@ -4,9 +4,10 @@ import { forbidden, identifyRequest, unauthorized } from '../http/bearer.ts';
 import { problemFor } from '../http/problem.ts';
 import type { Access } from '../http/router.ts';
 import { validationFailed } from '../http/write-input.ts';
-import { validateNewApiKey } from '../keys/validate.ts';
+import { validateApiKeyPatch, validateNewApiKey } from '../keys/validate.ts';
 import type { Resource } from '../resources/resource.ts';
 import { validatorsOf } from '../resources/validate.ts';
+import { EXPIRED_EVENT_DETAIL } from '../webhooks/presenter.ts';
 import { validateNewWebhook, validateWebhookPatch } from '../webhooks/validate.ts';
 import type { Validated } from '../shared/validation.ts';
 import { negotiator } from '../versions/negotiate.ts';
@@ -39,13 +40,19 @@ const EXAMPLE_NOW = new Date('2026-11-22T09:30:00.000Z');
 // The event types a webhook example may name: none of them is valid twice, whatever the resources.
 const NO_EVENTS = { names: [], typeNamed: () => 1 };
 
+// A key's body as the first version takes it (no apiVersion member); the examples name no version.
+const FIRST_VERSION_KEY = { served: [], defaultVersion: '', pinnable: false };
+
 // Field errors of each body, made by the service's own validators so the examples cannot drift.
 const INVALID_BODIES: Readonly<Record<string, Partial<Record<OperationKind, () => Validated<unknown>>>>> = {
   webhooks: {
     create: () => validateNewWebhook({ url: 'ftp://hooks.example.com/', events: ['example.created', 'example.created'] }, { allowPrivate: false, events: NO_EVENTS }),
     change: () => validateWebhookPatch({ url: null, status: 3 }, { allowPrivate: false, events: NO_EVENTS }),
   },
-  keys: { create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW) },
+  keys: {
+    create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW, FIRST_VERSION_KEY),
+    change: () => validateApiKeyPatch({ name: null, scopes: ['admin'] }, []),
+  },
 };
 
 // A described resource's invalid bodies, from its own field rules: a create that leaves its first
@@ -127,6 +134,7 @@ function errorAt(code: ErrorCode, place: ExamplePlace): HttpError {
   if (code === 'invalid_header') return headerError(place);
   if (code === 'unauthorized') return missingCredential(place);
   if (code === 'forbidden' && place.access !== undefined && place.access !== 'open') return forbidden(place.access);
+  if (code === 'events_expired' && place.resource === 'webhooks') return new HttpError(code, { detail: EXPIRED_EVENT_DETAIL });
   return new HttpError(code);
 }
 

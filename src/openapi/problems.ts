@@ -66,14 +66,16 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   webhook_disabled: { on: ['action'], resources: ['webhooks'] },
   // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
   precondition_failed: { on: ['read', 'change', 'remove'] },
-  // The event feed, when an event it would need is past retention (docs/events.md).
-  events_expired: { on: ['list'], resources: ['events'] },
+  // The event feed, when an event it would need is past retention (docs/events.md); a manual retry of a
+  // delivery whose event is past it (POST …/deliveries/{eventId}/retry).
+  events_expired: { on: ['list'], resources: ['events'], also: { on: ['action'], resources: ['webhooks'] } },
   payload_too_large: { on: WITH_BODY },
   unsupported_media_type: { on: WITH_BODY },
   validation_failed: { on: WITH_BODY },
   idempotency_key_reused: { on: ['create'], resources: REPLAYED_CREATES },
-  // Readiness is exempt from rate limiting, so a balancer's probe is never refused.
-  rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit' },
+  // Readiness is exempt from rate limiting, so a balancer's probe is never refused; the event feed's
+  // live stream has a limit per caller whatever SVC_RATE_LIMIT says (docs/events.md).
+  rate_limited: { on: EVERY_OPERATION.filter((kind) => kind !== 'readiness'), when: 'rate_limit', also: { on: ['list'], resources: ['events'] } },
   internal_error: { on: EVERY_OPERATION },
   unavailable: { on: EVERY_OPERATION },
 };

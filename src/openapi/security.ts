@@ -1,10 +1,11 @@
 import { nameOfScope, Scope, SCOPE_NAMES } from '../callers/scopes.ts';
+import { tokenGuardsRoute } from '../http/auth.ts';
 import type { Access } from '../http/router.ts';
 import { KEY_LENGTH } from '../keys/format.ts';
 import type { DocumentedAuth } from './options.ts';
 import type { JsonObject } from './schemas.ts';
 
-/** The kinds of operation that change something: POST, PATCH and DELETE, which SVC_API_TOKEN guards. */
+/** The kinds of operation that change something: POST, PATCH and DELETE, which SVC_API_TOKEN guards (with every admin operation). */
 export const WRITE_KINDS: readonly string[] = ['create', 'change', 'remove', 'action'];
 
 // One scheme per document: the one credential the service runs with.
@@ -13,7 +14,7 @@ const CREDENTIAL_NAMES = { keys: 'an API key', jwt: 'an access token' } as const
 
 /** Whether a credential is checked on an operation of `kind` with `access`, so that it can answer 401. */
 export function credentialChecked(kind: string, access: Access, auth: DocumentedAuth): boolean {
-  if (auth.mode === 'off') return auth.token && WRITE_KINDS.includes(kind);
+  if (auth.mode === 'off') return auth.token && (WRITE_KINDS.includes(kind) || tokenGuardsRoute(access));
   return access !== 'open';
 }
 
@@ -103,7 +104,12 @@ function jwtText(issuer: string, audience: string): string {
 export function securitySchemes(auth: DocumentedAuth): JsonObject | undefined {
   if (auth.mode === 'off') {
     if (!auth.token) return undefined;
-    return { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The value of SVC_API_TOKEN; required on every POST, PATCH and DELETE when it is set.' } };
+    return {
+      bearerAuth: {
+        type: 'http', scheme: 'bearer',
+        description: 'The value of SVC_API_TOKEN; required on every POST, PATCH and DELETE, and on every operation of `/api/webhooks` and the paths below it, when it is set.',
+      },
+    };
   }
   if (auth.mode === 'keys') return { apiKey: { type: 'http', scheme: 'bearer', description: keysText() } };
   return { accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: jwtText(auth.issuer, auth.audience) } };
@@ -115,7 +121,8 @@ export function credentialsParagraph(auth: DocumentedAuth): string {
     if (!auth.token) return '**Credentials**: none; every operation is open.';
     return (
       '**Credentials**: every POST, PATCH and DELETE needs `Authorization: Bearer <token>` with the one token this service is ' +
-      'configured with; reads are open. Without it, or with another, the answer is 401 `unauthorized` with `WWW-Authenticate: Bearer`.'
+      'configured with, and so does every operation of `/api/webhooks` and the paths below it (webhook URLs often carry tokens); ' +
+      'other reads are open. Without it, or with another, the answer is 401 `unauthorized` with `WWW-Authenticate: Bearer`.'
     );
   }
   const what = auth.mode === 'keys' ? keysText() : jwtText(auth.issuer, auth.audience);

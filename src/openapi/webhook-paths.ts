@@ -113,7 +113,8 @@ function retry(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'retryWebhookDelivery', summary: 'Send a delivery again now', tags: ['webhooks'],
     description:
       'Makes the delivery pending and attempts it at once, with the same `webhook-id`; its retry schedule starts again. ' +
-      'Safe to repeat. 409 `webhook_disabled` while the webhook is disabled (enable it first).',
+      'Safe to repeat. 410 `events_expired` when the event is no longer kept (`SVC_EVENTS_RETENTION`; its delivery goes with it): ' +
+      'nothing is sent. 409 `webhook_disabled` while the webhook is disabled (enable it first).',
     responses: { '202': { description: 'The delivery, now pending.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Delivery'), { ...examplesOf(options).delivery, nextAttemptAt: examplesOf(options).delivery.lastAttemptAt }) } },
   });
 }

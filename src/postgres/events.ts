@@ -36,6 +36,11 @@ place AS (SELECT coalesce((SELECT position FROM target), (SELECT position FROM h
 SELECT EXISTS (SELECT 1 FROM target), (SELECT position::text FROM place), coalesce((SELECT deleted FROM horizon), false),
   coalesce((SELECT created_at < $3 FROM events WHERE position > (SELECT position FROM place) ORDER BY position LIMIT 1), false)`;
 const NEWEST = 'SELECT tx::text AS tx_text, seq::text AS seq_text FROM events WHERE position IS NOT NULL ORDER BY position DESC LIMIT 1';
+// Whether an event the service issued is gone: recorded before $3, or (no longer in the table)
+// deleted by retention: the horizon's own, or a seq at most the largest ever deleted.
+const GONE =
+  `SELECT coalesce((SELECT created_at < $3 FROM events WHERE tx = $1::xid8 AND seq = $2::bigint), ` +
+  `(SELECT $2::bigint <= deleted_seq OR (tx, seq) = ($1::xid8, $2::bigint) FROM events_horizon WHERE id = 1), false)`;
 // One statement, so one short transaction: the leading run of expired events among the oldest $1
 // positioned ones is deleted, and the newest deleted remembered (it only ever moves forwards), with
 // the largest seq ever deleted.
@@ -83,6 +88,12 @@ export function createPostgresEventRepository(db: SqlRunner, retentionMs: number
     async head() {
       const [row] = await db.rows(NEWEST);
       return row === undefined ? null : idOf(row[0], row[1]);
+    },
+    async isExpired(id) {
+      const place = placeOf(id);
+      if (place === null) return false;
+      const [row] = await db.rows(GONE, [place.tx, place.seq, keptSince()]);
+      return row?.[0] === true;
     },
     async deleteExpired(maxRows) {
       const [row] = await db.rows(DELETE_EXPIRED, [maxRows, keptSince()]);

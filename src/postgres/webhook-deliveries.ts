@@ -1,16 +1,46 @@
 import type { SqlRunner } from './client.ts';
-import { type ClaimedDelivery, WebhookStatus } from '../webhooks/model.ts';
+import { DeliveryStatus, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { candidatesFor, claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, pickFairly } from '../webhooks/rows.ts';
+import { claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, dueFromRow } from '../webhooks/rows.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 
 // What a claim reads: the delivery, its copy of the event, and where and with what to send it.
 const CLAIM_COLUMNS =
   'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until';
-
+// A delivery a claim may take at $1: pending, due, and held by no unexpired lease.
+const DUE_NOW = 'd.status = 1 AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)';
+// The webhooks with something due, those whose last attempt failed (or known slow, $2) after the
+// others, then the oldest due first ($5 of them; $3 left out, and with $4 false those whose last attempt
+// failed too); and each one's oldest due deliveries ($6): one probe of the (webhook_id,
+// next_attempt_at) index per enabled webhook, whatever the backlog of the others.
+const DUE_BY_WEBHOOK = `WITH hooks AS (
+  SELECT w.id, w.last_attempt_failed, (w.last_attempt_failed IS TRUE OR w.id = ANY ($2::bigint[])) AS suspect, first.at
+  FROM webhooks w CROSS JOIN LATERAL (
+    SELECT d.next_attempt_at AS at FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT 1) first
+  WHERE w.status = ${WebhookStatus.enabled} AND w.id <> ALL ($3::bigint[]) AND ($4::boolean OR w.last_attempt_failed IS NOT TRUE)
+  ORDER BY suspect, first.at LIMIT $5)
+SELECT d.seq, h.id, d.next_attempt_at, h.last_attempt_failed FROM hooks h CROSS JOIN LATERAL (
+  SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = h.id AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT $6) d`;
+// SKIP LOCKED: a row another node is claiming is passed over, never waited for; a row claimed and
+// committed since it was read fails the lease condition, which FOR UPDATE checks again on its newest version.
+const TAKE = `UPDATE webhook_deliveries d SET claimed_until = $1, claim_token = $2 FROM webhooks w
+WHERE d.seq IN (SELECT d.seq FROM webhook_deliveries d WHERE d.seq = ANY ($3::bigint[]) AND ${DUE_NOW.replaceAll('$1', '$4')} FOR UPDATE SKIP LOCKED)
+  AND w.id = d.webhook_id AND w.status = ${WebhookStatus.enabled}
+RETURNING ${CLAIM_COLUMNS}`;
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+// Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; SKIP LOCKED: rows another
+// node's step holds are left to it.
+const REMOVE_OF_DELETED = `DELETE FROM webhook_deliveries WHERE seq IN (
+  SELECT d.seq FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id WHERE w.deleted LIMIT $1 FOR UPDATE OF d SKIP LOCKED)`;
+const DROP_DELETED = 'DELETE FROM webhooks w WHERE deleted AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = w.id)';
+const FAIL_EXPIRED = `UPDATE webhook_deliveries SET status = ${DeliveryStatus.failed}, next_attempt_at = NULL WHERE seq IN (
+  SELECT d.seq FROM webhooks w JOIN webhook_deliveries d ON d.webhook_id = w.id
+  WHERE w.status = ${WebhookStatus.disabled} AND d.status = ${DeliveryStatus.pending} AND d.event_created_at < $1 LIMIT $2 FOR UPDATE OF d SKIP LOCKED)`;
+const DELETE_EXPIRED = `DELETE FROM webhook_deliveries WHERE seq IN (
+  SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < $1 ORDER BY event_created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`;
 
 /** A DeliveryRepository on PostgreSQL, running its statements on `db` (the pool, or one transaction). */
 export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryRepository {
@@ -36,22 +66,15 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
       if (now === null) await db.run('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = $1 AND status = 1', [webhookId]);
       else await db.run('UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE webhook_id = $2 AND status = 1 AND next_attempt_at IS NULL', [now, webhookId]);
     },
-    // SKIP LOCKED: another node's claim in progress is passed over, never waited for; the rows this
-    // claim reads but does not take are released at its COMMIT.
-    async claim(request) {
-      const rows = await db.rows(
-        `SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 1 AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1) AND w.status = ${WebhookStatus.enabled}
-           AND d.webhook_id <> ALL ($2::bigint[])
-         ORDER BY d.next_attempt_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED`,
-        [request.now, request.excludeWebhooks, candidatesFor(request)],
-      );
-      const picked = pickFairly(rows, (row) => Number(row[1]), request.limit, request.perWebhook);
-      if (picked.length === 0) return [];
-      await db.run('UPDATE webhook_deliveries SET claimed_until = $1, claim_token = $2 WHERE seq = ANY ($3::bigint[])', [
-        request.leaseUntil, request.claimToken, picked.map((row) => Number(row[0])),
+    async dueByWebhook(query) {
+      const rows = await db.rows(DUE_BY_WEBHOOK, [
+        query.now, query.slowWebhooks, query.excludeWebhooks, query.withFailing, query.webhooks, query.perWebhook,
       ]);
-      return picked.map((row) => claimedFromRow(row, request.now, request.claimToken));
+      return rows.map(dueFromRow);
+    },
+    async take(request) {
+      const rows = await db.rows(TAKE, [request.leaseUntil, request.claimToken, request.seqs, request.now]);
+      return rows.map((row) => claimedFromRow(row, request.now, request.claimToken));
     },
     async record(attempt) {
       const [row] = await db.rows(
@@ -62,7 +85,11 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
          WHERE seq = $5 AND claim_token = $6 RETURNING webhook_id`,
         [attempt.status, attempt.attemptedAt, attempt.responseStatus, attempt.nextAttemptAt, attempt.seq, attempt.claimToken],
       );
-      if (row === undefined || !attempt.disableWebhook) return;
+      if (row === undefined) return;
+      await db.run('UPDATE webhooks SET last_attempt_failed = $1 WHERE id = $2 AND last_attempt_failed IS DISTINCT FROM $1', [
+        attempt.status !== DeliveryStatus.delivered, row[0],
+      ]);
+      if (!attempt.disableWebhook) return;
       await db.run(
         `UPDATE webhooks SET status = ${WebhookStatus.disabled}, version = version + 1, updated_at = $1 WHERE id = $2 AND status = ${WebhookStatus.enabled}`,
         [new Date(attempt.attemptedAt).toISOString(), row[0]],
@@ -71,11 +98,18 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
     },
     async nextDue(now) {
       const [row] = await db.rows(
-        'SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $1)',
+        'SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at LIMIT 1',
         [now],
       );
       return numberOrNull(row?.[0]);
     },
+    async removeOfDeleted(maxRows) {
+      const removed = await db.run(REMOVE_OF_DELETED, [maxRows]);
+      if (removed < maxRows) await db.run(DROP_DELETED);
+      return removed;
+    },
+    failExpired: (maxRows, keptSince) => db.run(FAIL_EXPIRED, [keptSince, maxRows]),
+    deleteExpired: (maxRows, keptSince) => db.run(DELETE_EXPIRED, [keptSince, maxRows]),
     async oldestPending() {
       const [row] = await db.rows('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
       return typeof row?.[0] === 'string' ? Date.parse(row[0]) : null;

@@ -1,6 +1,6 @@
 import type { SqlRunner } from './client.ts';
 import { asNumber, isoText } from './sql.ts';
-import type { Webhook } from '../webhooks/model.ts';
+import { type Webhook, WebhookStatus } from '../webhooks/model.ts';
 import type { WebhookRepository } from '../webhooks/repository.ts';
 import { eventMaskOf, WEBHOOK_COLUMNS, webhookFromRow } from '../webhooks/rows.ts';
 
@@ -22,9 +22,9 @@ export function createPostgresWebhookRepository(db: SqlRunner): WebhookRepositor
       );
       return { id: asNumber(row?.[0]), ...webhook, version: 1 };
     },
-    findById: (id) => one(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1`, id),
+    findById: (id) => one(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND NOT deleted`, id),
     // The row lock holds until the transaction ends, so an If-Match check and its write are one step.
-    findForUpdate: (id) => one(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1 FOR UPDATE`, id),
+    findForUpdate: (id) => one(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1 AND NOT deleted FOR UPDATE`, id),
     async update(webhook) {
       await db.run(
         `UPDATE webhooks SET url = $1, event_mask = $2, status = $3, secret = $4, previous_secret = $5, previous_secret_until = $6,
@@ -32,12 +32,12 @@ export function createPostgresWebhookRepository(db: SqlRunner): WebhookRepositor
         [webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret, webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.id],
       );
     },
-    // The deliveries go with it (ON DELETE CASCADE): nothing more is sent to it.
+    // Deleted at once, disabled with it (nothing is claimed or fanned out to it); retention removes its log, then the row.
     async remove(id) {
-      return (await db.run('DELETE FROM webhooks WHERE id = $1', [id])) > 0;
+      return (await db.run(`UPDATE webhooks SET deleted = true, status = ${WebhookStatus.disabled}, version = version + 1 WHERE id = $1 AND NOT deleted`, [id])) > 0;
     },
     async listBefore(beforeId, limit) {
-      const rows = await db.rows(`SELECT ${COLUMNS} FROM webhooks WHERE id < $1 ORDER BY id DESC LIMIT $2`, [beforeId ?? Number.MAX_SAFE_INTEGER, limit]);
+      const rows = await db.rows(`SELECT ${COLUMNS} FROM webhooks WHERE id < $1 AND NOT deleted ORDER BY id DESC LIMIT $2`, [beforeId ?? Number.MAX_SAFE_INTEGER, limit]);
       return rows.map(webhookFromRow);
     },
   };

@@ -1,6 +1,12 @@
 import type { ScalarField } from '../resources/fields.ts';
 import type { FieldTable } from '../resources/resource.ts';
-import type { Body, ResourceChange } from '../versions/model.ts';
+import type { Body, ResourceChange, VersionSpec } from '../versions/model.ts';
+
+/** The version whose one change is this module's: a product's price gets a currency. */
+export const V2026_12_05: VersionSpec = {
+  version: '2026-12-05',
+  summary: 'A product\'s price has a currency: price: { amount, currency } replaces priceInCents.',
+};
 
 // `fields` (or a body) with the member `from` replaced, in its place, by `to` (a new name, a new value):
 // a representation keeps its order, so the old version's bytes are what they always were.
@@ -17,7 +23,7 @@ function replaced<V>(record: Readonly<Record<string, V>>, from: string, to: stri
  */
 export function priceWithCurrency(amount: ScalarField<number>): ResourceChange {
   return {
-    version: '2026-12-05',
+    version: V2026_12_05.version,
     fieldsBefore: (fields: FieldTable) => replaced(fields, 'price', 'priceInCents', amount),
     upgrade(body: Body, { mode, settings }) {
       if (!Object.hasOwn(body, 'priceInCents')) return body;

@@ -33,7 +33,7 @@ export interface ChangeRule<S> {
 export const MAX_EVENT_TYPE = 52;
 
 /**
- * A business rule that reads other resources (an order's product must exist), run in the write's own
+ * A business rule that reads other resources (an order's customer must exist), run in the write's own
  * transaction on a create and on every change. A resource with checks creates in a transaction, not in
  * one statement: see docs/extending.md, A rule that needs another table.
  */

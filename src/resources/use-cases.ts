@@ -2,6 +2,7 @@ import type { Repositories } from '../db/storage.ts';
 import { applyPatch, type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
 import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
 import { type ListFilter, type NewRow, repositoryOf, type ResourceRepository } from './repository.ts';
+import { CheckRefused } from './refused.ts';
 import type { Refusal, Resource } from './resource.ts';
 import type { AnyStored, Listed } from './rows.ts';
 
@@ -26,16 +27,6 @@ export interface ResourceUseCases<S extends AnyStored = AnyStored> {
   list(request: ListRequest): Page<Listed<S>> | Promise<Page<Listed<S>>>;
   change(tx: Repositories, id: number, patch: Readonly<Record<string, unknown>>, precondition: Precondition): Promise<ResourceChangeOutcome<S>>;
   remove(tx: Repositories, id: number, precondition: Precondition): Promise<RemoveOutcome>;
-}
-
-/** A create refused by a check of its resource (a rule that reads other resources): answered with the check's own error. */
-export class CheckRefused extends Error {
-  override name = 'CheckRefused';
-  readonly refusal: Refusal;
-  constructor(refusal: Refusal) {
-    super(refusal.detail);
-    this.refusal = refusal;
-  }
 }
 
 // The first check of `resource` that refuses `next`, or null.

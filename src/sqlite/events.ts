@@ -36,10 +36,12 @@ export function createSqliteEventRepository(db: DatabaseSync, options: SqliteEve
     'SELECT (SELECT position FROM events_horizon WHERE id = 1), EXISTS (SELECT 1 FROM events WHERE position = ?), (SELECT created_at FROM events WHERE position > ? ORDER BY position LIMIT 1)',
   );
   const newest = db.prepare('SELECT position FROM events ORDER BY position DESC LIMIT 1');
+  // Whether a position is gone: the newest deleted position, and when the event there was recorded (if kept).
+  const standing = db.prepare('SELECT (SELECT position FROM events_horizon WHERE id = 1), (SELECT created_at FROM events WHERE position = ?)');
   const oldest = db.prepare('SELECT position, created_at FROM events ORDER BY position LIMIT ?');
   const deleteThrough = db.prepare('DELETE FROM events WHERE position <= ?');
   const remember = db.prepare('INSERT INTO events_horizon (id, position) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET position = max(position, excluded.position)');
-  for (const read of [page, place, newest, oldest]) read.setReturnArrays(true);
+  for (const read of [page, place, newest, oldest, standing]) read.setReturnArrays(true);
   const keptSince = (): string => new Date(Date.now() - options.retentionMs).toISOString();
 
   const whereIs = (position: number, since: string): EventRead | null => {
@@ -67,6 +69,12 @@ export function createSqliteEventRepository(db: DatabaseSync, options: SqliteEve
     async head() {
       const row = newest.get() as Row | undefined;
       return row === undefined ? null : idOf(row[0] as number);
+    },
+    async isExpired(id) {
+      const position = positionOf(id);
+      if (position === null) return false;
+      const [horizon, createdAt] = standing.get(position) as unknown as [number | null, string | null];
+      return (horizon !== null && position <= horizon) || (createdAt !== null && createdAt < keptSince());
     },
     deleteExpired: (maxRows) =>
       options.write(async () => {

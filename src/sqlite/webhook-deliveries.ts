@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import { type ClaimedDelivery, type Delivery, WebhookStatus } from '../webhooks/model.ts';
+import { type ClaimedDelivery, type Delivery, DeliveryStatus, type DueDelivery, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { candidatesFor, claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, pickFairly } from '../webhooks/rows.ts';
+import { claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, dueFromRow } from '../webhooks/rows.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
@@ -9,7 +9,8 @@ type Row = readonly SQLOutputValue[];
 // What a claim reads: the delivery, its copy of the event, and where and with what to send it.
 const CLAIM_COLUMNS =
   'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until';
-
+// A delivery a claim may take at a time (bound twice): pending, due, and held by no unexpired lease.
+const DUE_NOW = 'd.status = 1 AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)';
 
 /** A DeliveryRepository on node:sqlite; statements are prepared once. */
 export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryRepository {
@@ -19,15 +20,23 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
   const restart = db.prepare('UPDATE webhook_deliveries SET status = 1, round_attempts = 0, next_attempt_at = ?, claimed_until = NULL, claim_token = NULL WHERE seq = ?');
   const pause = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 1');
   const resume = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 1 AND next_attempt_at IS NULL');
-  // Only the keys first: most candidates are not picked, and their copies of the events are not read.
-  const candidates = db.prepare(
-    `SELECT d.seq, d.webhook_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-     WHERE d.status = 1 AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?) AND w.status = ${WebhookStatus.enabled}
-       AND d.webhook_id NOT IN (SELECT value FROM json_each(?))
-     ORDER BY d.next_attempt_at LIMIT ?`,
+  // The webhooks with something due, those whose last attempt failed (or known slow) after the others,
+  // then the oldest due first: one probe of the (webhook_id, next_attempt_at) index per enabled webhook
+  // (MATERIALIZED: the probe runs once, not again for the ORDER BY).
+  const dueWebhooks = db.prepare(
+    `WITH hooks AS MATERIALIZED (
+       SELECT w.id, w.last_attempt_failed, (w.last_attempt_failed IS 1 OR w.id IN (SELECT value FROM json_each(?))) AS suspect,
+              (SELECT d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT 1) AS due
+       FROM webhooks w
+       WHERE w.status = ${WebhookStatus.enabled} AND w.id NOT IN (SELECT value FROM json_each(?)) AND (? OR w.last_attempt_failed IS NOT 1))
+     SELECT id, last_attempt_failed FROM hooks WHERE due IS NOT NULL ORDER BY suspect, due LIMIT ?`,
+  );
+  const dueOfWebhook = db.prepare(`SELECT d.seq, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = ? AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT ?`);
+  const take = db.prepare(
+    `UPDATE webhook_deliveries AS d SET claimed_until = ?, claim_token = ?
+     WHERE d.seq = ? AND ${DUE_NOW} AND (SELECT status FROM webhooks WHERE id = d.webhook_id) = ${WebhookStatus.enabled}`,
   );
   const claimed = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.seq = ?`);
-  const take = db.prepare('UPDATE webhook_deliveries SET claimed_until = ?, claim_token = ? WHERE seq = ?');
   const record = db.prepare(
     `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, round_attempts = round_attempts + 1, last_attempt_at = ?,
        last_response_status = ?, claimed_until = NULL, claim_token = NULL,
@@ -39,10 +48,31 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
     `UPDATE webhooks SET status = ${WebhookStatus.disabled}, version = version + 1, updated_at = ?
      WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?) AND status = ${WebhookStatus.enabled}`,
   );
+  const remember = db.prepare(
+    'UPDATE webhooks SET last_attempt_failed = ? WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?) AND last_attempt_failed IS NOT ?',
+  );
   const pauseOfDelivery = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE status = 1 AND webhook_id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?)');
-  const nextDue = db.prepare('SELECT min(next_attempt_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?)');
+  // The first in the due index that no lease holds: the scan stops there, past the leased ones only.
+  const nextDue = db.prepare(
+    'SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_attempt_at LIMIT 1',
+  );
   const oldest = db.prepare('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
-  for (const read of [page, pageOfStatus, byEvent, candidates, claimed, nextDue, oldest]) read.setReturnArrays(true);
+  // Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; the webhooks (few) are
+  // read first, then their deliveries by the (webhook_id, status, seq) index, never a scan of the log.
+  const removeOfDeleted = db.prepare(
+    'DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE deleted = 1) LIMIT ?)',
+  );
+  const dropDeleted = db.prepare('DELETE FROM webhooks WHERE deleted = 1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id)');
+  const failExpired = db.prepare(
+    `UPDATE webhook_deliveries SET status = ${DeliveryStatus.failed}, next_attempt_at = NULL WHERE seq IN (
+       SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE status = ${WebhookStatus.disabled})
+         AND status = ${DeliveryStatus.pending} AND event_created_at < ? LIMIT ?)`,
+  );
+  const deleteExpired = db.prepare(
+    `DELETE FROM webhook_deliveries WHERE seq IN (
+       SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < ? ORDER BY event_created_at LIMIT ?)`,
+  );
+  for (const read of [page, pageOfStatus, byEvent, dueWebhooks, dueOfWebhook, claimed, nextDue, oldest]) read.setReturnArrays(true);
   return {
     async listBefore(webhookId, beforeSeq, limit, status) {
       const below = beforeSeq ?? Number.MAX_SAFE_INTEGER;
@@ -61,19 +91,31 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
       if (now === null) pause.run(webhookId);
       else resume.run(now, webhookId);
     },
-    async claim(request) {
-      const rows = candidates.all(request.now, request.now, JSON.stringify(request.excludeWebhooks), candidatesFor(request)) as unknown as Row[];
-      const picked = pickFairly(rows, (row) => Number(row[1]), request.limit, request.perWebhook);
-      return picked.map((row) => {
-        take.run(request.leaseUntil, request.claimToken, row[0] as number);
-        return claimedFromRow(claimed.get(row[0] as number) as unknown as Row, request.now, request.claimToken);
-      });
+    async dueByWebhook(query) {
+      const { now } = query;
+      const hooks = dueWebhooks.all(
+        JSON.stringify(query.slowWebhooks), now, now, JSON.stringify(query.excludeWebhooks), query.withFailing ? 1 : 0, query.webhooks,
+      ) as unknown as Row[];
+      return hooks.flatMap(([webhookId, failed]): DueDelivery[] =>
+        (dueOfWebhook.all(webhookId as number, now, now, query.perWebhook) as unknown as Row[]).map((row) => dueFromRow([...row, failed])),
+      );
+    },
+    async take(request) {
+      const taken: ClaimedDelivery[] = [];
+      for (const seq of request.seqs) {
+        if (take.run(request.leaseUntil, request.claimToken, seq, request.now, request.now).changes === 0) continue;
+        taken.push(claimedFromRow(claimed.get(seq) as unknown as Row, request.now, request.claimToken));
+      }
+      return taken;
     },
     async record(attempt) {
       const { changes } = record.run(
         attempt.status, attempt.attemptedAt, attempt.responseStatus, attempt.nextAttemptAt, attempt.seq, attempt.claimToken,
       );
-      if (changes === 0 || !attempt.disableWebhook) return;
+      if (changes === 0) return;
+      const failed = attempt.status === DeliveryStatus.delivered ? 0 : 1;
+      remember.run(failed, attempt.seq, failed);
+      if (!attempt.disableWebhook) return;
       disable.run(new Date(attempt.attemptedAt).toISOString(), attempt.seq);
       pauseOfDelivery.run(attempt.seq);
     },
@@ -85,5 +127,12 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
       const row = oldest.get() as Row | undefined;
       return typeof row?.[0] === 'string' ? Date.parse(row[0]) : null;
     },
+    async removeOfDeleted(maxRows) {
+      const { changes } = removeOfDeleted.run(maxRows);
+      if (changes < maxRows) dropDeleted.run();
+      return Number(changes);
+    },
+    failExpired: async (maxRows, keptSince) => Number(failExpired.run(keptSince, maxRows).changes),
+    deleteExpired: async (maxRows, keptSince) => Number(deleteExpired.run(keptSince, maxRows).changes),
   };
 }

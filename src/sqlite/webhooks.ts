@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import type { Webhook } from '../webhooks/model.ts';
+import { type Webhook, WebhookStatus } from '../webhooks/model.ts';
 import type { WebhookRepository } from '../webhooks/repository.ts';
 import { eventMaskOf, WEBHOOK_COLUMNS, webhookFromRow } from '../webhooks/rows.ts';
 
@@ -14,9 +14,10 @@ export function createSqliteWebhookRepository(db: DatabaseSync): WebhookReposito
   const update = db.prepare(
     'UPDATE webhooks SET url = ?, event_mask = ?, status = ?, secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?, version = ? WHERE id = ?',
   );
-  const remove = db.prepare('DELETE FROM webhooks WHERE id = ?');
-  const byId = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ?`);
-  const page = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id < ? ORDER BY id DESC LIMIT ?`);
+  // Deleted at once, disabled with it (nothing is claimed or fanned out to it); retention removes its log, then the row.
+  const remove = db.prepare(`UPDATE webhooks SET deleted = 1, status = ${WebhookStatus.disabled}, version = version + 1 WHERE id = ? AND deleted = 0`);
+  const byId = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ? AND deleted = 0`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id < ? AND deleted = 0 ORDER BY id DESC LIMIT ?`);
   byId.setReturnArrays(true);
   page.setReturnArrays(true);
   const findById = async (id: number): Promise<Webhook | undefined> => {
@@ -40,7 +41,6 @@ export function createSqliteWebhookRepository(db: DatabaseSync): WebhookReposito
         webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.id,
       );
     },
-    // The deliveries go with it (ON DELETE CASCADE): nothing more is sent to it.
     async remove(id) {
       return remove.run(id).changes > 0;
     },

@@ -6,7 +6,7 @@ export const LIST = 'list';
 /** A JSON object as a representation or a request body holds it. */
 export type Body = Readonly<Record<string, unknown>>;
 
-/** What a request's upgrade may need of the service's settings (a product created in an old version gets SVC_DEFAULT_CURRENCY). */
+/** What a request's upgrade may need of the service's settings (a price written in a version before currencies gets SVC_DEFAULT_CURRENCY). */
 export interface UpgradeSettings {
   readonly defaultCurrency: string;
 }

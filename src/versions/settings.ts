@@ -9,7 +9,7 @@ export interface VersionSettings {
   sunsets: ReadonlyMap<string, number>;
   /** Unix seconds when this process read the sunsets: the date of its Deprecation header. */
   sunsetsAnnouncedAt: number;
-  /** The currency of products created in versions before prices had one. */
+  /** The currency of prices written in versions before prices had one. */
   defaultCurrency: string;
 }
 

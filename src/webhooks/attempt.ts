@@ -61,8 +61,8 @@ export function versionOfDelivery(versions: ApiVersions, delivery: ClaimedDelive
   return versions.all.find((view) => view.id === delivery.apiVersion) ?? first;
 }
 
-/** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim. */
-export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<void> {
+/** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim; resolves to the outcome. */
+export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptOutcome> {
   const { settings } = deps;
   const body = deps.catalogue.json(delivery.event, versionOfDelivery(deps.versions, delivery));
   const headers = attemptHeaders(delivery, body, Date.now());
@@ -77,4 +77,5 @@ export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDe
   }
   // A failure here leaves the claim to its lease: the delivery is attempted again after it.
   await deps.storage.transaction((tx) => tx.webhookDeliveries.record(record)).catch((error: Error) => deps.onStorageError(error));
+  return outcome;
 }

@@ -8,6 +8,7 @@ import { type AttemptDeps, attemptDelivery, type AttemptOutcome } from './attemp
 import type { ClaimedDelivery } from './model.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
+import { AttemptSlots, SLOT_LIMITS, type SlotLimits } from './slots.ts';
 
 export { ATTEMPT_OUTCOMES, type AttemptOutcome, attemptHeaders } from './attempt.ts';
 
@@ -21,10 +22,8 @@ export interface DelivererOptions {
   logger: Logger;
   /** Called once per attempt with how it ended. */
   onAttempt?: (outcome: AttemptOutcome) => void;
-  /** Attempts in flight in this process at most (32). */
-  concurrency?: number;
-  /** Attempts in flight to one webhook in this process at most (4): a slow receiver cannot take every slot. */
-  perWebhook?: number;
+  /** Attempts in flight in this process, in all and to one webhook, and when a webhook counts as slow (SLOT_LIMITS). */
+  limits?: SlotLimits;
   /** How often an idle deliverer looks for due deliveries (250 ms): what other processes' commits wait at most. */
   pollMs?: number;
   /** The transport (sendWebhook); tests may bring their own. */
@@ -50,19 +49,18 @@ const OUTAGE_BACKOFF_MS = 1_000;
 const OLDEST_EVERY_MS = 5_000;
 
 /**
- * Claims due deliveries and sends them, at most `concurrency` at a time and `perWebhook` per webhook,
- * records each outcome and plans the next attempt. Idle, it polls every `pollMs`; `wake()` makes it
- * look at once. A claim that fails (database down) pauses it; it tries again by itself.
+ * Claims due deliveries and sends them within the limits of its slots (AttemptSlots: the webhooks
+ * that answer first, at most 4 in flight to one webhook), records each outcome and plans the next
+ * attempt. Idle, it polls every `pollMs`; `wake()` makes it look at once. A claim that fails (database
+ * down) pauses it; it tries again by itself.
  */
 class DeliveryLoop implements Deliverer {
   readonly #storage: Storage;
   readonly #settings: WebhookSettings;
-  readonly #concurrency: number;
-  readonly #perWebhook: number;
+  readonly #limits: SlotLimits;
+  readonly #slots: AttemptSlots;
   readonly #pollMs: number;
   readonly #deps: AttemptDeps;
-  // Attempts in flight, by webhook, and all of them.
-  readonly #inFlight = new Map<number, number>();
   readonly #attempts = new Set<Promise<void>>();
   #stopped = false;
   #claiming = false;
@@ -75,8 +73,8 @@ class DeliveryLoop implements Deliverer {
   constructor(options: DelivererOptions) {
     this.#storage = options.storage;
     this.#settings = options.settings;
-    this.#concurrency = options.concurrency ?? 32;
-    this.#perWebhook = options.perWebhook ?? 4;
+    this.#limits = options.limits ?? SLOT_LIMITS;
+    this.#slots = new AttemptSlots(this.#limits);
     this.#pollMs = options.pollMs ?? 250;
     const logger: Logger = options.logger;
     this.#warnOutage = throttled<Error>(30_000, (error, heldBack) =>
@@ -140,27 +138,35 @@ class DeliveryLoop implements Deliverer {
     }
   }
 
+  // One claim: a read of what is due, a pick within the slots, and a write that takes the picked
+  // deliveries still free (another process may have taken some meanwhile).
   async #claimSome(): Promise<number> {
-    const free = this.#concurrency - this.#attempts.size;
-    if (free <= 0) return 0;
-    const excludeWebhooks = [...this.#inFlight].filter(([, count]) => count >= this.#perWebhook).map(([id]) => id);
     const now = Date.now();
+    const plan = this.#slots.plan(now);
+    if (plan.free === 0) return 0;
+    const due = await this.#storage.webhookDeliveries.dueByWebhook({
+      now, excludeWebhooks: plan.excluded, slowWebhooks: plan.slow, withFailing: plan.suspectFree > 0, webhooks: plan.free, perWebhook: this.#limits.perWebhook,
+    });
+    const picked = this.#slots.pick(due, plan);
+    if (picked.length === 0) return 0;
     const leaseUntil = now + this.#settings.timeoutMs + LEASE_MARGIN_MS;
-    const request = { now, limit: free, perWebhook: this.#perWebhook, excludeWebhooks, leaseUntil, claimToken: randomInt(1, 2 ** 47) };
-    const claimed = await this.#storage.transaction((tx) => tx.webhookDeliveries.claim(request));
-    for (const delivery of claimed) this.#begin(delivery);
+    const request = { seqs: picked.map((delivery) => delivery.seq), now, leaseUntil, claimToken: randomInt(1, 2 ** 47) };
+    const claimed = await this.#storage.transaction((tx) => tx.webhookDeliveries.take(request));
+    const lastFailed = new Map(picked.map((delivery) => [delivery.seq, delivery.lastAttemptFailed]));
+    for (const delivery of claimed) this.#begin(delivery, lastFailed.get(delivery.seq) ?? null);
     return claimed.length;
   }
 
-  #begin(delivery: ClaimedDelivery): void {
+  #begin(delivery: ClaimedDelivery, lastFailed: boolean | null): void {
     const { webhookId } = delivery;
-    this.#inFlight.set(webhookId, (this.#inFlight.get(webhookId) ?? 0) + 1);
+    const end = this.#slots.begin(webhookId, lastFailed, Date.now());
     const running: Promise<void> = attemptDelivery(delivery, this.#deps)
-      .catch((error: Error) => this.#deps.logger.error('webhook delivery attempt broke', { webhookId, eventId: delivery.event.id, reason: error.message }))
+      .then((outcome) => end(outcome !== 'delivered'))
+      .catch((error: Error) => {
+        end(true);
+        this.#deps.logger.error('webhook delivery attempt broke', { webhookId, eventId: delivery.event.id, reason: error.message });
+      })
       .finally(() => {
-        const left = (this.#inFlight.get(webhookId) ?? 1) - 1;
-        if (left === 0) this.#inFlight.delete(webhookId);
-        else this.#inFlight.set(webhookId, left);
         this.#attempts.delete(running);
         this.wake();
       });

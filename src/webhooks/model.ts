@@ -49,6 +49,17 @@ export interface Delivery {
   lastAttemptAt: number | null;
   lastResponseStatus: number | null;
   nextAttemptAt: number | null;
+  /** When its event was recorded (RFC 3339, as the event's `createdAt`): the delivery is kept as long as the event. */
+  eventCreatedAt: string;
+}
+
+/** A due delivery a claim may take: whose, since when, and whether its webhook's last attempt failed (null: none recorded yet). */
+export interface DueDelivery {
+  seq: number;
+  webhookId: number;
+  /** When it became due (Unix ms). */
+  dueAt: number;
+  lastAttemptFailed: boolean | null;
 }
 
 /** A delivery claimed for one attempt: what to send, where, and signed with what. */

@@ -29,6 +29,9 @@ export function presentWebhookWithSecret(webhook: Webhook, secret: string, nameO
   return { ...presentWebhook(webhook, nameOf), secret };
 }
 
+/** The detail of a retry's 410: its event is past SVC_EVENTS_RETENTION, and so is its delivery. */
+export const EXPIRED_EVENT_DETAIL = 'This event is no longer kept (SVC_EVENTS_RETENTION): it is not sent again.';
+
 const timeOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** The Delivery representation: exactly these members, in this order. */

@@ -1,4 +1,4 @@
-import type { AttemptRecord, ClaimedDelivery, Delivery, DeliveryStatus, Webhook } from './model.ts';
+import type { AttemptRecord, ClaimedDelivery, Delivery, DeliveryStatus, DueDelivery, Webhook } from './model.ts';
 
 /** Storage of webhooks; each engine implements it in its own file, the only code that knows their SQL. */
 export interface WebhookRepository {
@@ -9,21 +9,34 @@ export interface WebhookRepository {
   findForUpdate(id: number): Promise<Webhook | undefined>;
   /** Writes every field but id and createdAt. */
   update(webhook: Webhook): Promise<void>;
-  /** Deletes the webhook and its deliveries; false when there was none. */
+  /**
+   * Deletes the webhook at once: from now on it is found by no read and takes no delivery (it is disabled
+   * too); its log goes later, in steps (DeliveryRepository.removeOfDeleted). False when there was none.
+   */
   remove(id: number): Promise<boolean>;
   /** Up to `limit` webhooks with id below `beforeId` (all when null), newest first. */
   listBefore(beforeId: number | null, limit: number): Promise<Webhook[]>;
 }
 
-/** A claim of due deliveries for one process. */
-export interface ClaimRequest {
+/** What a claim reads: per webhook, its oldest due deliveries that no unexpired lease holds. */
+export interface DueQuery {
   now: number;
-  /** How many to claim at most. */
-  limit: number;
-  /** At most this many per webhook in the claim. */
-  perWebhook: number;
-  /** Webhooks to leave out (this process has as many of theirs in flight as it allows). */
+  /** Webhooks to leave out (this process takes nothing more of theirs now). */
   excludeWebhooks: readonly number[];
+  /** Webhooks this process knows to be slow: served after the others, as those whose last attempt failed. */
+  slowWebhooks: readonly number[];
+  /** False: leave out the webhooks whose last attempt failed too (their share is full). */
+  withFailing: boolean;
+  /** Webhooks at most, those that answer first, then the oldest due first. */
+  webhooks: number;
+  /** Deliveries of each at most. */
+  perWebhook: number;
+}
+
+/** A claim of picked deliveries for one attempt each. */
+export interface TakeRequest {
+  seqs: readonly number[];
+  now: number;
   /** When the lease ends (Unix ms): another process may claim the delivery again after it. */
   leaseUntil: number;
   claimToken: number;
@@ -38,12 +51,24 @@ export interface DeliveryRepository {
   restart(seq: number, now: number): Promise<void>;
   /** Pending deliveries of the webhook: planned nothing (null, disabled) or due at `now` (enabled again). */
   pauseOrResume(webhookId: number, now: number | null): Promise<void>;
-  /** In a write transaction: claims due deliveries of enabled webhooks that no unexpired lease holds. */
-  claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
-  /** Records an attempt's outcome, unless the claim was lost (its lease expired and another took it). */
+  /** A read: due deliveries of enabled webhooks that no unexpired lease holds, for a claim to pick from (DueQuery). */
+  dueByWebhook(query: DueQuery): Promise<DueDelivery[]>;
+  /**
+   * In a write transaction: claims those of `seqs` that are still due, of an enabled webhook, and held
+   * by no unexpired lease (another process may have taken some since they were read); never waits for
+   * another claim.
+   */
+  take(request: TakeRequest): Promise<ClaimedDelivery[]>;
+  /** Records an attempt's outcome, and whether its webhook's last attempt failed, unless the claim was lost (its lease expired and another took it). */
   record(attempt: AttemptRecord): Promise<void>;
   /** When the earliest pending delivery that no unexpired lease holds is planned (Unix ms), or null: a read, so an idle poll takes no lock. */
   nextDue(now: number): Promise<number | null>;
   /** When the oldest pending delivery's event was recorded (Unix ms), or null when none is pending. */
   oldestPending(): Promise<number | null>;
+  /** One step: deletes up to `maxRows` deliveries of deleted webhooks, then the deleted webhooks whose log is empty; resolves to how many deliveries. */
+  removeOfDeleted(maxRows: number): Promise<number>;
+  /** One step: up to `maxRows` pending deliveries of disabled webhooks whose event was recorded before `keptSince` become failed; resolves to how many. */
+  failExpired(maxRows: number, keptSince: string): Promise<number>;
+  /** One step: deletes up to `maxRows` delivered or failed deliveries whose event was recorded before `keptSince`, oldest first; resolves to how many. */
+  deleteExpired(maxRows: number, keptSince: string): Promise<number>;
 }

@@ -1,4 +1,5 @@
 import { Scope } from '../callers/scopes.ts';
+import type { Repositories } from '../db/storage.ts';
 import { parseJson, readBody } from '../http/body.ts';
 import { entityTag, parsePreconditions, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
@@ -9,7 +10,7 @@ import type { Router } from '../http/router.ts';
 import type { VersionView } from '../versions/api-versions.ts';
 import { checkBodyHeaders, readValidated, validationFailed, type WriteDeps } from '../http/write-input.ts';
 import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
-import { presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
+import { EXPIRED_EVENT_DETAIL, presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
 import type { WebhookUseCases } from './use-cases.ts';
 import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch, type WebhookRules } from './validate.ts';
 
@@ -35,6 +36,8 @@ export interface WebhookRouteOptions extends WebhookRules {
   events: WebhookRules['events'] & { nameOf(type: number): string };
   /** Called after a commit that made deliveries due (a manual retry, a webhook enabled again). */
   onDue(): void;
+  /** Called after a webhook was deleted: its log is to be removed, in steps. */
+  onRemoved(): void;
 }
 
 function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): Handler {
@@ -97,8 +100,10 @@ function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () =>
   return async (ctx) => {
     const id = webhookId(ctx);
     const eventId = ctx.params['eventId'] ?? '';
-    const outcome = EVENT_ID.test(eventId) ? await writes.storage.transaction((tx) => webhooks.retry(tx, id, eventId)) : { kind: 'not_found' as const };
+    const transact = <T>(work: (tx: Repositories) => Promise<T>): Promise<T> => writes.storage.transaction(work);
+    const outcome = EVENT_ID.test(eventId) ? await webhooks.retry(transact, id, eventId) : { kind: 'not_found' as const };
     if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'This webhook has no delivery of this event.' });
+    if (outcome.kind === 'expired') throw new HttpError('events_expired', { detail: EXPIRED_EVENT_DETAIL });
     if (outcome.kind === 'disabled') throw new HttpError('webhook_disabled');
     onDue();
     return { status: 202, body: presentDelivery(outcome.delivery, nameOf) };
@@ -126,7 +131,13 @@ export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCa
     options.onDue();
     return reply;
   });
-  router.add('DELETE', `${PATH}/{id}`, Scope.admin, deleteHandler(writes, { ...ITEM, remove: webhooks.remove }));
+  const remove = deleteHandler(writes, { ...ITEM, remove: webhooks.remove });
+  router.add('DELETE', `${PATH}/{id}`, Scope.admin, async (ctx) => {
+    const reply = await remove(ctx);
+    // Answered at once; its log goes in steps that no request waits for.
+    options.onRemoved();
+    return reply;
+  });
   router.add('POST', `${PATH}/{id}/rotate-secret`, Scope.admin, rotateHandler(webhooks, writes, nameOf));
   router.add('GET', `${PATH}/{id}/deliveries`, Scope.admin, deliveriesHandler(webhooks, nameOf));
   router.add('POST', `${PATH}/{id}/deliveries/{eventId}/retry`, Scope.admin, retryHandler(webhooks, writes, options.onDue, nameOf));

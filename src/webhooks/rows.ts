@@ -1,5 +1,5 @@
 import { bitsOf, type EventType, type StoredEvent, typesOfBits } from '../events/model.ts';
-import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type Webhook, type WebhookStatus } from './model.ts';
+import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type DueDelivery, type Webhook, type WebhookStatus } from './model.ts';
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
 export const WEBHOOK_COLUMNS = [
@@ -8,7 +8,7 @@ export const WEBHOOK_COLUMNS = [
 
 /** The columns of a delivery's log entry, in this order. */
 export const DELIVERY_COLUMNS = [
-  'seq', 'webhook_id', 'event_id', 'event_type', 'status', 'attempts', 'last_attempt_at', 'last_response_status', 'next_attempt_at',
+  'seq', 'webhook_id', 'event_id', 'event_type', 'status', 'attempts', 'last_attempt_at', 'last_response_status', 'next_attempt_at', 'event_created_at',
 ] as const;
 
 /**
@@ -54,6 +54,7 @@ export function deliveryFromRow(row: readonly unknown[]): Delivery {
     lastAttemptAt: numberOrNull(row[6]),
     lastResponseStatus: numberOrNull(row[7]),
     nextAttemptAt: numberOrNull(row[8]),
+    eventCreatedAt: row[9] as string,
   };
 }
 
@@ -61,24 +62,6 @@ export function deliveryFromRow(row: readonly unknown[]): Delivery {
 export function signingSecrets(webhook: Pick<Webhook, 'secret' | 'previousSecret' | 'previousSecretUntil'>, now: number): string[] {
   const keepPrevious = webhook.previousSecret !== null && webhook.previousSecretUntil !== null && webhook.previousSecretUntil > now;
   return keepPrevious ? [webhook.secret, webhook.previousSecret as string] : [webhook.secret];
-}
-
-/**
- * Picks up to `limit` of `candidates` (oldest due first), at most `perWebhook` of any one webhook, so a
- * webhook with a long backlog cannot take every slot of a claim from the others.
- */
-export function pickFairly<T>(candidates: readonly T[], webhookOf: (candidate: T) => number, limit: number, perWebhook: number): T[] {
-  const taken = new Map<number, number>();
-  const picked: T[] = [];
-  for (const candidate of candidates) {
-    if (picked.length >= limit) break;
-    const webhook = webhookOf(candidate);
-    const count = taken.get(webhook) ?? 0;
-    if (count >= perWebhook) continue;
-    taken.set(webhook, count + 1);
-    picked.push(candidate);
-  }
-  return picked;
 }
 
 /** The columns of an event a delivery keeps a copy of, as stored. */
@@ -95,13 +78,10 @@ export function storedEventFromCopy(copy: EventCopy): StoredEvent {
   return { id: copy.id, type: copy.type as EventType, createdAt: copy.createdAt, row: JSON.parse(copy.data) as unknown[] };
 }
 
-/**
- * How many due deliveries a claim reads to pick from. A webhook at its limit is left out by the query,
- * and a claim that filled slots is followed by another, so a backlog of one webhook holds back the
- * others for one claim at most: reading a little more than the slots suffices.
- */
-export function candidatesFor(request: { limit: number; perWebhook: number }): number {
-  return request.limit + request.perWebhook;
+/** A due delivery from a row (seq, webhook, due at, the webhook's last attempt failed: 0/1/NULL or a boolean), on either engine. */
+export function dueFromRow(row: readonly unknown[]): DueDelivery {
+  const failed = row[3];
+  return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failed === null || failed === undefined ? null : Boolean(Number(failed)) };
 }
 
 /** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets), on either engine. */

@@ -28,6 +28,9 @@ function parse(raw: string): URL | TargetCheck {
   if (url.username !== '' || url.password !== '') return invalid('url must not contain a user or password');
   if (url.href.includes('#')) return invalid('url must not contain a fragment');
   if (url.port === '0') return invalid('url must not name port 0');
+  // One trailing dot names the root (a fully qualified name); more leave an empty label, which no
+  // name has (`127.0.0.1..` is not an address to the parser, and no resolver should be asked for it).
+  if (url.hostname.endsWith('..')) return invalid('url\'s host must not end in more than one dot');
   return url;
 }
 
@@ -43,8 +46,8 @@ function hostProblem(url: URL): string | null {
     const range = forbiddenRange(host);
     return range === null ? null : `url's host ${host} is ${range}`;
   }
-  // Every trailing dot goes: `localhost..` is a spelling of `localhost` to some resolvers.
-  const name = host.replace(/\.+$/, '');
+  // The trailing dot of a fully qualified name goes (`localhost.` is `localhost`); parse() refused more than one.
+  const name = host.replace(/\.$/, '');
   const local = LOCAL_NAMES.find((suffix) => name === suffix || name.endsWith(`.${suffix}`));
   if (local !== undefined) return `url's host ${host} is a local name (${local})`;
   return name.includes('.') ? null : `url's host ${host} is a name without a domain, which only a local network resolves`;

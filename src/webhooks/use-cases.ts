@@ -1,4 +1,5 @@
 import type { Repositories } from '../db/storage.ts';
+import type { EventRepository } from '../events/repository.ts';
 import { type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
 import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
 import { type Delivery, type DeliveryStatus, type NewWebhook, type Webhook, type WebhookPatch, WebhookStatus } from './model.ts';
@@ -20,8 +21,20 @@ export interface DeliveryPageRequest extends PageRequest {
 /** What a rotation did. */
 export type RotateOutcome = { kind: 'rotated'; rotated: WithSecret } | { kind: 'not_found' } | { kind: 'precondition_failed' };
 
-/** What a manual retry did. */
-export type RetryOutcome = { kind: 'restarted'; delivery: Delivery } | { kind: 'not_found' } | { kind: 'disabled' };
+/** What a manual retry did: restarted, or why not (no such webhook or delivery; its event no longer kept; the webhook disabled). */
+export type RetryOutcome = { kind: 'restarted'; delivery: Delivery } | { kind: 'not_found' } | { kind: 'expired' } | { kind: 'disabled' };
+
+/** Runs a work in a write transaction (Storage.transaction). */
+export type Transact = <T>(work: (tx: Repositories) => Promise<T>) => Promise<T>;
+
+/** What the rules need besides the repositories: where expiry is known, and the clock. */
+export interface WebhookRules {
+  /** The event feed: whether an event id is no longer kept. */
+  events: Pick<EventRepository, 'isExpired'>;
+  /** SVC_EVENTS_RETENTION in milliseconds: a delivery is kept as long as its event. */
+  retentionMs: number;
+  now?: () => Date;
+}
 
 /** The rules for webhooks and their deliveries, independent of HTTP and of the database engine. Writes run in `tx`. */
 export interface WebhookUseCases {
@@ -34,8 +47,12 @@ export interface WebhookUseCases {
   rotate(tx: Repositories, id: number, keepSeconds: number, precondition: Precondition): Promise<RotateOutcome>;
   /** The delivery log, newest first; undefined when the webhook does not exist. */
   deliveries(request: DeliveryPageRequest): Promise<Page<Delivery> | undefined>;
-  /** Makes a delivery pending again, due now, its schedule started over. */
-  retry(tx: Repositories, webhookId: number, eventId: string): Promise<RetryOutcome>;
+  /**
+   * Makes a delivery pending again, due now, its schedule started over; in checks: the webhook (404), the
+   * event no longer kept (410, whether or not its delivery is still in the log), no delivery of it (404),
+   * the webhook disabled (409).
+   */
+  retry(transact: Transact, webhookId: number, eventId: string): Promise<RetryOutcome>;
 }
 
 const sameTypes = (a: number[] | null, b: number[] | null): boolean => (a === null || b === null ? a === b : a.join() === b.join());
@@ -46,8 +63,22 @@ async function followStatus(tx: Repositories, current: Webhook, next: Webhook, n
   await tx.webhookDeliveries.pauseOrResume(next.id, next.status === WebhookStatus.enabled ? now : null);
 }
 
-/** `webhooks` and `deliveries` serve reads outside transactions; `now` is the clock. */
-export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: DeliveryRepository, now: () => Date = () => new Date()): WebhookUseCases {
+// A retry inside its transaction; `no_delivery` leaves it to the caller to tell an expired event from an unknown one.
+async function restart(tx: Repositories, webhookId: number, eventId: string, at: Date, retentionMs: number): Promise<RetryOutcome | { kind: 'no_delivery' }> {
+  const webhook = await tx.webhooks.findForUpdate(webhookId);
+  if (webhook === undefined) return { kind: 'not_found' };
+  const delivery = await tx.webhookDeliveries.findForUpdate(webhookId, eventId);
+  if (delivery === undefined) return { kind: 'no_delivery' };
+  // Its event's time, as the delivery keeps it: the events table may have let it go already, or not yet.
+  if (Date.parse(delivery.eventCreatedAt) < at.getTime() - retentionMs) return { kind: 'expired' };
+  if (webhook.status === WebhookStatus.disabled) return { kind: 'disabled' };
+  await tx.webhookDeliveries.restart(delivery.seq, at.getTime());
+  return { kind: 'restarted', delivery: { ...delivery, status: 1, nextAttemptAt: at.getTime() } };
+}
+
+/** `webhooks` and `deliveries` serve reads outside transactions; `rules` say how long deliveries are kept, and the clock. */
+export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: DeliveryRepository, rules: WebhookRules): WebhookUseCases {
+  const now = rules.now ?? (() => new Date());
   return {
     async create(tx, input) {
       const at = now().toISOString();
@@ -94,15 +125,11 @@ export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: D
       const items = rows.slice(0, request.limit);
       return { items, nextBeforeId: rows.length > request.limit ? (items.at(-1)?.seq ?? null) : null };
     },
-    async retry(tx, webhookId, eventId) {
-      const webhook = await tx.webhooks.findForUpdate(webhookId);
-      if (webhook === undefined) return { kind: 'not_found' };
-      const delivery = await tx.webhookDeliveries.findForUpdate(webhookId, eventId);
-      if (delivery === undefined) return { kind: 'not_found' };
-      if (webhook.status === WebhookStatus.disabled) return { kind: 'disabled' };
-      const at = now().getTime();
-      await tx.webhookDeliveries.restart(delivery.seq, at);
-      return { kind: 'restarted', delivery: { ...delivery, status: 1, nextAttemptAt: at } };
+    async retry(transact, webhookId, eventId) {
+      const outcome = await transact((tx) => restart(tx, webhookId, eventId, now(), rules.retentionMs));
+      if (outcome.kind !== 'no_delivery') return outcome;
+      // None in the log: deleted with its expired event, or never made; an event still kept is not this webhook's.
+      return (await rules.events.isExpired(eventId)) ? { kind: 'expired' } : { kind: 'not_found' };
     },
   };
 }

@@ -6,6 +6,11 @@ import { closeDatabase } from '../db/engine.ts';
 import { openServiceDatabase } from '../server.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
+/** The stop signals bin/serve.js held while the sources loaded (bin/stop-signals.js): `release` hands them over once handlers are installed. */
+export interface HeldStopSignals {
+  release(): string[];
+}
+
 // How long past SVC_SHUTDOWN_TIMEOUT_MS a worker may take to exit before it is killed.
 const EXIT_GRACE_MS = 5_000;
 
@@ -38,7 +43,8 @@ class Supervisor {
     this.#policy = new RestartPolicy(config.workers);
   }
 
-  start(): void {
+  /** Installs the signal handlers, hears the signals `held` since the process began (a stop then exits at once), then forks the workers. */
+  start(held: HeldStopSignals): void {
     cluster.on('online', (worker) => this.#logger.info('worker started', { workerPid: worker.process.pid }));
     cluster.on('listening', (worker, address) => this.#onListening(worker, address));
     cluster.on('exit', (worker, code, signal) => this.#onExit(worker, code, signal));
@@ -48,6 +54,7 @@ class Supervisor {
     };
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
+    for (const signal of held.release()) stop(signal);
     for (let i = 0; i < this.#config.workers; i++) this.#fork();
   }
 
@@ -55,11 +62,15 @@ class Supervisor {
     this.#live.add(cluster.fork());
   }
 
+  // The URL is announced once every worker listens: until then the first one would get every
+  // connection (docs/operations.md, Workers); never while stopping.
   #onListening(worker: Worker, address: Address): void {
     this.#listened.add(worker);
     this.#policy.listened();
     this.#logger.info('worker listening', { workerPid: worker.process.pid });
-    if (this.#announced) return;
+    if (this.#announced || this.#exitCode !== null) return;
+    const listening = [...this.#live].filter((live) => this.#listened.has(live)).length;
+    if (listening < this.#config.workers) return;
     this.#announced = true;
     const url = urlOf(address);
     this.#logger.info(`listening on ${url}`, { url, workers: this.#config.workers });
@@ -68,12 +79,7 @@ class Supervisor {
   #onExit(worker: Worker, code: number | null, signal: string | null): void {
     this.#live.delete(worker);
     if (this.#exitCode !== null) {
-      // A worker whose own shutdown failed (or that died while stopping) makes the whole stop a failure,
-      // so an orchestrator sees it in the primary's exit status.
-      if (code !== 0 || signal !== null) {
-        this.#logger.error('worker did not stop cleanly', { workerPid: worker.process.pid, code, signal });
-        this.#exitCode = 1;
-      }
+      this.#stoppedWorker(worker, code, signal);
       if (this.#live.size === 0) this.#finish();
       return;
     }
@@ -89,6 +95,21 @@ class Supervisor {
       this.#fork();
     }, decision.delayMs);
     this.#restarts.add(timer);
+  }
+
+  // A worker whose own shutdown failed (or that died while stopping) makes the whole stop a failure, so
+  // an orchestrator sees it in the primary's exit status. One that never listened had nothing in flight:
+  // the stop signal may reach it before it could install its handler (Node itself starting), and
+  // dying of it loses nothing.
+  #stoppedWorker(worker: Worker, code: number | null, signal: string | null): void {
+    const workerPid = worker.process.pid;
+    if (code === 0 && signal === null) return;
+    if (!this.#listened.has(worker) && (signal === 'SIGTERM' || signal === 'SIGINT')) {
+      this.#logger.info('worker stopped before it listened', { workerPid, signal });
+      return;
+    }
+    this.#logger.error('worker did not stop cleanly', { workerPid, code, signal });
+    this.#exitCode = 1;
   }
 
   #stopAll(code: number): void {
@@ -117,10 +138,10 @@ class Supervisor {
  * Runs the primary process: checks the schema once (never migrates), starts the metrics listener
  * that sums the workers' figures (SVC_METRICS_PORT), then supervises the workers.
  */
-export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+export async function runPrimary(config: Config, logger: Logger, held: HeldStopSignals): Promise<void> {
   // Fails fast (SchemaNotReadyError) instead of letting every worker die on the same database.
   await closeDatabase(await openServiceDatabase(config));
   const metrics = await exposeClusterMetrics(config);
   if (metrics.url !== null) logger.info(`metrics on ${metrics.url}`, { metricsUrl: metrics.url, workers: config.workers });
-  new Supervisor(config, logger, metrics).start();
+  new Supervisor(config, logger, metrics).start(held);
 }

@@ -1,7 +1,7 @@
 // Where a resource's name may appear (docs/extending.md, One resource, one place): a resource is
 // described once, in its folder; everything else derives from the description, so no other file of
-// src/, sql/ or docs/ names it, and no test names two resources (a hand-written list of them) unless
-// the test is one resource's own. The rules as data, checked by resource-names.test.ts.
+// src/ or sql/ names it, and no test or doc names two resources (a hand-written list of them) unless
+// it is one resource's own place. The rules as data, checked by resource-names.test.ts.
 import type { Resource } from '../../src/resources/resource.ts';
 
 /** The words of a text: identifiers cut at case changes and non-letters, lower case (`ProductStatus` → product, status). */
@@ -43,7 +43,7 @@ export const HISTORY: readonly Allowed[] = [
 /**
  * A resource's own places: its folder, its engine repositories where its SQL is its own, the one
  * registration line, its tests (a file named after it), the section of docs/api.md that describes it,
- * and docs/testing.md, which names its tests.
+ * docs/testing.md, which names its tests, and docs/extending.md, the guide that shows them as examples.
  */
 export function isOwnPlace(path: string, resource: Resource): boolean {
   const file = path.slice(path.lastIndexOf('/') + 1);
@@ -51,5 +51,5 @@ export function isOwnPlace(path: string, resource: Resource): boolean {
   if (path.startsWith(`src/${resource.plural}/`) || path === 'src/registry.ts') return true;
   if ((path.startsWith('src/sqlite/') || path.startsWith('src/postgres/') || path.startsWith('sql/')) && names(named, resource)) return true;
   if (path.startsWith('test/') && names(named, resource)) return true;
-  return path === 'docs/api.md' || path === 'docs/testing.md';
+  return path === 'docs/api.md' || path === 'docs/testing.md' || path === 'docs/extending.md';
 }

@@ -30,7 +30,7 @@ export const PARTS = {
   resources: [MACHINERY, 'src/readiness/', ...DESCRIBED_FOLDERS],
   storage: ['src/db/', 'src/sqlite/'],
   /** Used by all of the core; src/callers/ is the seam every kind of credential implements (who calls, what it may do). */
-  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/'],
+  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/', 'src/versions/'],
   /** What a reader can leave for later: the second engine, metrics, the document generator and its HTML page, workers, API keys, access tokens, events, webhooks. */
   later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/', 'src/webhooks/'],
 };

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 // By name, as another project would: package.json `exports` sends this to dist/ (run `npm run build` first).
 import { type App, createApp, createLogger, loadConfig, migrate, openDatabase, RESOURCES, startServer } from 'svc-http-sqlite';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../support/embedded-database.ts';
-import { validBody } from '../support/resources.ts';
+import { validBody, fieldsIn } from '../support/resources.ts';
 import { TEST_ENGINE } from '../support/test-engine.ts';
 
 // A host program with its own route, delegating everything under /api/ to the embedded app: on
@@ -96,7 +96,7 @@ test('errors are problem documents with the security headers', async () => {
   const invalid = await postJson(SAMPLE.path, { extra: 1 });
   assert.equal(invalid.status, 422);
   const errors = ((await invalid.json()) as { errors: { pointer: string; code: string }[] }).errors.map((error) => `${error.pointer} ${error.code}`);
-  const required = Object.entries(SAMPLE.fields).filter(([, field]) => field.required && field.default === undefined).map(([name]) => `/${name} required`);
+  const required = Object.entries(fieldsIn(SAMPLE)).filter(([, field]) => field.required && field.default === undefined).map(([name]) => `/${name} required`);
   assert.deepEqual(errors, [...required, '/extra unknown_field']);
   const notAllowed = await fetch(`${base}${SAMPLE.path}`, { method: 'PUT' });
   assert.equal(notAllowed.status, 405);

@@ -161,6 +161,24 @@ test('ETag: the same request with If-None-Match is 304 while nothing new is reco
   assert.equal(head304.status, 304);
 });
 
+test('ETag: a page that grows (one event, then two, then three) is 200 with a new tag each time, and 304 for the tag it has now', async () => {
+  const start = await head();
+  const path = `/api/events?after=${start}&type=product.created`;
+  const tags: string[] = [];
+  for (let size = 1; size <= 3; size++) {
+    assert.equal((await postJson(`${server.url}/api/products`, { name: `grows ${size}`, priceInCents: 1 })).status, 201);
+    await settle(server.url, start, `settled ${size}`);
+    const before = tags.at(-1);
+    const page = await fetch(`${server.url}${path}`, { headers: before === undefined ? {} : { 'if-none-match': before } });
+    assert.equal(page.status, 200, `the page of ${size} events against the tag of ${size - 1}`);
+    assert.equal(((await page.json()) as unknown[]).length, size);
+    const tag = page.headers.get('etag') ?? '';
+    assert.ok(!tags.includes(tag), `a new tag for ${size} events: ${tag} after ${tags.join(', ')}`);
+    tags.push(tag);
+    assert.equal((await fetch(`${server.url}${path}`, { headers: { 'if-none-match': tag } })).status, 304, `${size} events, nothing new`);
+  }
+});
+
 test('HEAD answers like GET, without a body', async () => {
   const get = await fetch(`${server.url}/api/events?limit=2`);
   const headResponse = await fetch(`${server.url}/api/events?limit=2`, { method: 'HEAD' });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
+import { startEventRetention } from '../../src/events/retention.ts';
 import { assertProblem, eventually } from '../support/assertions.ts';
 import { followUntil, readFeed } from '../support/events.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
@@ -54,4 +55,58 @@ test('a later sweep moves the horizon on: a follower at the newest event it dele
   assert.equal(atNewest.status, 200, 'the newest deleted event is still where a follower may stand');
   assert.deepEqual(await atNewest.json(), []);
   await assertProblem(await fetch(`${server.url}/api/events?after=${fourth.id}`), 410, 'events_expired', '/api/events');
+});
+
+test('each sweep deletes only what is past retention: young events outlive sweep after sweep, the oldest goes once it is expired, and the page it left has a new ETag', { timeout: 120_000 }, async () => {
+  const own = await startTestServer({ SVC_EVENTS_RETENTION: '10s' });
+  // Sweeps driven by the test, beside the server's own (every 15 s or so).
+  const sweeps = startEventRetention(own.app, { intervalMs: 3_600_000 });
+  const sweepTimes = async (times: number): Promise<number> => {
+    let deleted = 0;
+    for (let i = 0; i < times; i++) deleted += await sweeps.sweep();
+    return deleted;
+  };
+  const createIn = async (name: string): Promise<void> => {
+    assert.equal((await postJson(`${own.url}/api/workspaces`, { name })).status, 201);
+  };
+  try {
+    await createIn('old');
+    const [old] = (await followUntil(own.url, '/api/events', (events) => events.length >= 1)).events;
+    assert.ok(old !== undefined);
+    await sleep(Date.parse(old.createdAt) + 6_000 - Date.now());
+    await createIn('young');
+    const [, young] = (await followUntil(own.url, '/api/events', (events) => events.length >= 2)).events;
+    assert.ok(young !== undefined);
+    assert.equal(await sweepTimes(5), 0, 'five sweeps while both are kept delete nothing');
+    assert.equal(await own.database.countRows('events'), 2);
+    const both = await readFeed(own.url, '/api/events');
+    assert.deepEqual(both.events.map((event) => event.id), [old.id, young.id]);
+
+    await sleep(Date.parse(old.createdAt) + 10_500 - Date.now());
+    assert.ok(Date.now() < Date.parse(young.createdAt) + 9_000, 'the young one is still well inside retention');
+    // Expired, deleted or not: the page is the young event alone, and its tag is not the page of two's.
+    const shrunk = await fetch(`${own.url}/api/events`, { headers: { 'if-none-match': both.etag ?? '' } });
+    assert.equal(shrunk.status, 200);
+    assert.deepEqual(((await shrunk.json()) as { id: string }[]).map((event) => event.id), [young.id]);
+    await eventually('the expired one deleted by a sweep', async () => {
+      await sweepTimes(1);
+      return (await own.database.countRows('events')) === 1;
+    }, 30_000, 100);
+    assert.equal(await sweepTimes(5), 0, 'five more sweeps leave the young one');
+    assert.equal(await own.database.countRows('events'), 1);
+    assert.ok(Date.now() < Date.parse(young.createdAt) + 10_000, 'and it was young all along');
+
+    await sleep(Date.parse(young.createdAt) + 10_500 - Date.now());
+    await eventually('the young one deleted once it expired', async () => {
+      await sweepTimes(1);
+      return (await own.database.countRows('events')) === 0;
+    }, 30_000, 100);
+    // The second sweep that deleted moved the horizon on: the newest deleted event is where a follower may stand.
+    assert.deepEqual((await readFeed(own.url, `/api/events?after=${young.id}`)).events, []);
+    assert.equal((await fetch(`${own.url}/api/events?after=${young.id}`)).status, 200);
+    await assertProblem(await fetch(`${own.url}/api/events?after=${old.id}`), 410, 'events_expired', '/api/events');
+  } finally {
+    await sweeps.stop();
+    await own.stop();
+  }
 });

@@ -38,6 +38,23 @@ test('a key revoked by this process, or behind its back (as another process woul
   }
 });
 
+test('a key that expires ends its stream within 5 s of its expiresAt, and not before it', { timeout: 60_000 }, async () => {
+  const server = await startKeysServer();
+  try {
+    const expiresAt = Date.now() + 4_000;
+    const reader = await server.newKey({ name: 'short-lived', scopes: ['read'], expiresAt: new Date(expiresAt).toISOString() });
+    const stream = await openStream(`${server.url}/api/events`, bearer(reader.key));
+    assert.equal(stream.status, 200);
+    assert.deepEqual(await stream.ended, { clean: true });
+    const endedAt = Date.now();
+    assert.ok(endedAt >= expiresAt, `ended ${expiresAt - endedAt} ms before the key expired`);
+    assert.ok(endedAt <= expiresAt + CONTRACT_MS, `ended ${endedAt - expiresAt} ms after the key expired`);
+    assert.equal((await openStream(`${server.url}/api/events`, bearer(reader.key))).status, 401, 'and the key opens no other');
+  } finally {
+    await server.stop();
+  }
+});
+
 test("an access token's stream ends at its exp; a token already past it is 401 before any stream", { timeout: 60_000 }, async () => {
   const provider = await startIdentityProvider('ES256');
   const server = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE });
@@ -56,6 +73,32 @@ test("an access token's stream ends at its exp; a token already past it is 401 b
     assert.equal(past.headers.get('www-authenticate'), 'Bearer error="invalid_token", error_description="The access token has expired."');
   } finally {
     await server.stop();
+    await provider.stop();
+  }
+});
+
+test('a credential that expires far ahead (30 days: longer than one timer holds) keeps its stream open: an access token, and an API key', { timeout: 60_000 }, async () => {
+  const provider = await startIdentityProvider('ES256');
+  const tokens = await startTestServer({ SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE });
+  const keys = await startKeysServer();
+  try {
+    const thirtyDays = 30 * 86_400;
+    const token = provider.sign({ iss: provider.issuer, aud: API_AUDIENCE, sub: 'robot-30d', exp: Math.floor(Date.now() / 1000) + thirtyDays, scope: 'read write' });
+    const key = await keys.newKey({ name: 'thirty days', scopes: ['write'], expiresAt: new Date(Date.now() + thirtyDays * 1000).toISOString() });
+    for (const [server, credential] of [[tokens, token], [keys, key.key]] as const) {
+      const stream = await openStream(`${server.url}/api/events`, bearer(credential));
+      assert.equal(stream.status, 200);
+      // Past a re-check of the credential (every 2 s), then an event still comes.
+      await sleep(2_500);
+      assert.equal(await Promise.race([stream.ended.then(() => 'ended'), sleep(10, 'open')]), 'open', server === tokens ? 'the token\'s stream' : 'the key\'s stream');
+      assert.equal((await postJson(`${server.url}/api/products`, { name: 'far ahead', priceInCents: 1 }, bearer(credential))).status, 201);
+      const [message] = await stream.waitFor(1);
+      assert.equal(message?.event, 'product.created');
+      stream.close();
+    }
+  } finally {
+    await keys.stop();
+    await tokens.stop();
     await provider.stop();
   }
 });

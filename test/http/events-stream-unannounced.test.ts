@@ -21,10 +21,16 @@ test('an event committed with no signal at all reaches an open stream', { timeou
     const at = new Date().toISOString();
     const data = JSON.stringify([424242, 'unannounced', at, at, 1]);
     await server.database.sql(`INSERT INTO events (type, created_at, data) VALUES (4, '${at}', '${data}')`);
-    // The poll behind PostgreSQL's notifications runs every 5 s; SQLite's every 200 ms.
+    const committedAt = performance.now();
+    // The poll behind PostgreSQL's notifications runs every 5 s: a lost notification costs at most that
+    // (and the read after it). SQLite's every 200 ms: another process's commit reaches a stream within
+    // the contract's 1 s, told or not.
     const [message] = await stream.waitFor(1, 20_000);
+    const late = performance.now() - committedAt;
     const event = JSON.parse(message?.data ?? '') as { type: string; data: { id: number; name: string } };
     assert.deepEqual([event.type, event.data.id, event.data.name], ['workspace.created', 424242, 'unannounced']);
+    const bound = server.database.engine === 'sqlite' ? 1_000 : 6_500;
+    assert.ok(late <= bound, `arrived ${late.toFixed(0)} ms after its commit (at most ${bound})`);
   } finally {
     stream.close();
   }

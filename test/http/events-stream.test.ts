@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { openStream, type StreamMessage } from '../support/event-stream.ts';
-import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { rawConnect } from '../ops/support.ts';
 
 // The live stream of docs/events.md over real sockets, on the run's engine: the format, where it starts,
 // the checks made before it starts, and what bounds it (connections, timeouts, shutdown, a reader
@@ -202,6 +203,42 @@ describe('the live stream', () => {
     assert.equal(received.length, 100);
   });
 
+  test('?type= keeps only those types: on a live stream, one resumed from the reader\'s recent events, and one resumed from the database', async () => {
+    const renamed = await createProduct(server.url, 'to rename');
+    const rename = async (name: string): Promise<void> => {
+      assert.equal((await patchJson(`${server.url}/api/products/${renamed}`, { name })).status, 200);
+    };
+    const all = await openStream(`${server.url}/api/events`);
+    const filtered = await openStream(`${server.url}/api/events?type=product.updated`);
+    await Promise.all([all.waitForComments(1, 5_000), filtered.waitForComments(1, 5_000)]);
+    await createProduct(server.url, 'p1');
+    await rename('w1');
+    await createProduct(server.url, 'p2');
+    await rename('w2');
+    const everything = await all.waitFor(4);
+    const names = (messages: readonly StreamMessage[]): string[] => messages.map((message) => `${message.event} ${eventOf(message).data.name}`);
+    // Two messages in order: had a product.created come, it would be among them.
+    assert.deepEqual(names(await filtered.waitFor(2)), ['product.updated w1', 'product.updated w2'], 'live');
+    filtered.close();
+    const fromW1 = everything[1]?.id as string;
+    // While `all` keeps the process's reader running, a resumed stream joins from its recent events;
+    // once every stream is closed, it reads from the database itself.
+    const expected = ['product.updated w2'];
+    for (const keeper of [all, null]) {
+      const resumed = await openStream(`${server.url}/api/events?type=product.updated`, { 'last-event-id': fromW1 });
+      try {
+        const name = keeper === null ? 'from the database' : 'from the reader';
+        await rename(name);
+        expected.push(`product.updated ${name}`);
+        assert.deepEqual(names(await resumed.waitFor(expected.length)), expected, name);
+      } finally {
+        resumed.close();
+        keeper?.close();
+        await keeper?.ended;
+      }
+    }
+  });
+
   test('a malformed or unknown Last-Event-ID is 400 invalid_header, an after= of the same kind 400 invalid_query: both before any stream', async () => {
     const known = await createShown(server.url, 'known');
     // A well-formed id no event has: a real one with a digit more at its end.
@@ -286,15 +323,19 @@ describe('what bounds a stream', () => {
   });
 
   test('each open stream is one connection SVC_MAX_CONNECTIONS counts', async () => {
-    const server = await startTestServer({ SVC_MAX_CONNECTIONS: '2' });
+    // SVC_MAX_STREAMS is below SVC_MAX_CONNECTIONS: the other connection is an idle keep-alive one.
+    const server = await startTestServer({ SVC_MAX_CONNECTIONS: '2', SVC_MAX_STREAMS: '1' });
     try {
-      const streams = [await openStream(`${server.url}/api/events`), await openStream(`${server.url}/api/events`)];
+      const stream = await openStream(`${server.url}/api/events`);
+      const idle = await rawConnect(server.url);
+      idle.socket.write('GET /api/ping HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      assert.equal((await idle.next()).status, 200);
       await assert.rejects(fetch(`${server.url}/api/ping`));
-      streams[0]?.close();
-      await streams[0]?.ended;
+      stream.close();
+      await stream.ended;
       await new Promise((resolve) => setTimeout(resolve, 200));
       assert.equal((await fetch(`${server.url}/api/ping`, { headers: { connection: 'close' } })).status, 200);
-      streams[1]?.close();
+      idle.socket.destroy();
     } finally {
       await server.stop();
     }
@@ -302,7 +343,9 @@ describe('what bounds a stream', () => {
 
   test('graceful shutdown with 100 open streams: each ends cleanly, well within SVC_SHUTDOWN_TIMEOUT_MS', { timeout: 60_000 }, async () => {
     const server = await startTestServer({ SVC_SHUTDOWN_TIMEOUT_MS: '20000' });
-    const streams = await Promise.all(Array.from({ length: 100 }, () => openStream(`${server.url}/api/events`)));
+    // A hundred callers: addresses of their own (one may hold SVC_STREAMS_PER_CALLER).
+    const streams = await Promise.all(Array.from({ length: 100 }, (_, i) => openStream(`${server.url}/api/events`, {}, { localAddress: `127.0.1.${i + 1}` })));
+    assert.deepEqual(new Set(streams.map((stream) => stream.status)), new Set([200]));
     await createProduct(server.url, 'seen by all');
     await Promise.all(streams.map((stream) => stream.waitFor(1, 20_000)));
     const started = Date.now();
@@ -312,8 +355,9 @@ describe('what bounds a stream', () => {
     assert.deepEqual(new Set(ends.map((end) => end.clean)), new Set([true]), 'every response finished (its last chunk came)');
   });
 
-  test('a reader that never reads is cut off once 1 MiB waits for it; one that reads gets every event', { timeout: 120_000 }, async () => {
-    const server = await startTestServer();
+  test('a reader that never reads is cut off once 1 MiB waits for it, and its place is free again; one that reads gets every event', { timeout: 120_000 }, async () => {
+    // The reader and the stalled one are one caller (one address), which may hold two streams.
+    const server = await startTestServer({ SVC_STREAMS_PER_CALLER: '2' });
     try {
       await createProduct(server.url, '€'.repeat(200));
       const reader = await openStream(`${server.url}/api/events`, { 'x-request-id': 'reader' });
@@ -335,6 +379,9 @@ describe('what bounds a stream', () => {
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline && !server.logs.some((line) => line['reqId'] === 'stalled')) await new Promise((resolve) => setTimeout(resolve, 100));
       assert.ok(server.logs.some((line) => line['reqId'] === 'stalled'), 'the stalled stream ended');
+      const next = await openStream(`${server.url}/api/events`);
+      assert.equal(next.status, 200, 'the place the stalled stream held is free');
+      next.close();
       reader.close();
       stalled.destroy();
     } finally {

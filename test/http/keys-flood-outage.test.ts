@@ -14,6 +14,7 @@ import { migratedDatabase } from '../postgres/support.ts';
 import { BIN, runBin } from '../support/cli.ts';
 import { type Answered, closeFloodAgents, getFrom, loopbackAddresses, startFlood } from '../support/flood.ts';
 import { bearer } from '../support/keys.ts';
+import { scrape } from '../support/scrape.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { capturingLogger } from '../support/server.ts';
 import { TEST_ENGINE } from '../support/test-engine.ts';
@@ -32,6 +33,7 @@ import { TEST_ENGINE } from '../support/test-engine.ts';
 
 interface Outage {
   url: string;
+  metricsUrl: string;
   /** Makes a key on the database, behind the server's back; the key. */
   makeKey(): Promise<string>;
   begin(): Promise<void>;
@@ -39,7 +41,7 @@ interface Outage {
   stop(): Promise<void>;
 }
 
-const ENV = { SVC_PORT: '0', SVC_AUTH: 'keys', SVC_LOG_LEVEL: 'error', SVC_REQUEST_TIMEOUT_MS: '20000', SVC_HEADERS_TIMEOUT_MS: '15000' };
+const ENV = { SVC_PORT: '0', SVC_AUTH: 'keys', SVC_LOG_LEVEL: 'error', SVC_REQUEST_TIMEOUT_MS: '20000', SVC_HEADERS_TIMEOUT_MS: '15000', SVC_METRICS_PORT: '0' };
 
 async function postgresOutage(): Promise<Outage> {
   const cluster: PostgresCluster = await startPostgres();
@@ -48,6 +50,7 @@ async function postgresOutage(): Promise<Outage> {
   const running: RunningServer = await startServer(config, { logger: capturingLogger(config, []) });
   return {
     url: running.url,
+    metricsUrl: running.metricsUrl as string,
     async makeKey() {
       const made = await runBin(BIN.keys, ['create', '--name', 'made during the flood', '--scopes', 'read'], { env: { SVC_DATABASE_URL: databaseUrl } });
       assert.equal(made.code, 0, made.stderr);
@@ -75,6 +78,7 @@ async function sqliteOutage(): Promise<Outage> {
   const running = await startServer(config, { db: served, logger: capturingLogger(config, []) });
   return {
     url: running.url,
+    metricsUrl: running.metricsUrl as string,
     async makeKey() {
       const db = new DatabaseSync(path);
       try {
@@ -109,11 +113,15 @@ describe('a flood of invented keys while the database is away', { skip: TEST_ENG
     const flood = startFlood(products, loopbackAddresses(50), 50);
     await sleep(1_000);
     const key = await outage.makeKey();
+    const failedBefore = (await scrape(outage.metricsUrl)).baseline('api_key_id_refreshes_total', { result: 'failed' });
     await outage.begin();
     const down: Answered[] = [];
     const outageStartedAt = performance.now();
     // Its first request and those after: the process cannot tell whether the key exists, or read it.
     while (down.length < 3 || performance.now() - outageStartedAt < 3_000) down.push(await getFrom(products, bearer(key), '127.0.0.2'));
+    // However many invented keys ask, and however fast a refresh fails, one starts per 250 ms at most.
+    const outageSeconds = (performance.now() - outageStartedAt) / 1000;
+    const failedRefreshes = (await scrape(outage.metricsUrl)).value('api_key_id_refreshes_total', { result: 'failed' }) - failedBefore;
     await outage.end();
     const back: number[] = [];
     const deadline = performance.now() + 60_000;
@@ -129,6 +137,7 @@ describe('a flood of invented keys while the database is away', { skip: TEST_ENG
     assert.deepEqual([...new Set(back.slice(0, -1))].filter((status) => status !== 503), [], `never a 401 on the way back: ${back.join()}`);
     assert.deepEqual([...result.statuses.keys()].filter((status) => status !== 401 && status !== 503), [], 'the invented keys: 401, or 503 while nothing could be read');
     assert.ok((result.statuses.get(503) ?? 0) > 0 && (result.statuses.get(401) ?? 0) > 0);
-    console.log(`# ${TEST_ENGINE}: ${result.sent} invented keys (${[...result.statuses].map(([s, n]) => `${n} x ${s}`).join(', ')}); the key: ${down.length} x 503 while away, then ${back.join()}`);
+    assert.ok(failedRefreshes >= 1 && failedRefreshes <= Math.ceil(outageSeconds * 4) + 3, `${failedRefreshes} failed refreshes of the key ids in ${outageSeconds.toFixed(1)} s`);
+    console.log(`# ${TEST_ENGINE}: ${result.sent} invented keys (${[...result.statuses].map(([s, n]) => `${n} x ${s}`).join(', ')}); the key: ${down.length} x 503 while away, then ${back.join()}; ${failedRefreshes} failed refreshes of the ids in ${outageSeconds.toFixed(1)} s`);
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { VERSIONS } from '../../src/registry.ts';
+import { followUntil } from '../support/events.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // Products' prices across versions (src/products/price-with-currency.ts): `price: { amount, currency }`
@@ -104,3 +105,24 @@ test('entity tags differ where the representation differs: a tag read before 202
   assert.equal((await patchJson(url, { name: 'x' }, { ...newest, 'if-match': made.etag })).status, 412);
   assert.equal((await patchJson(url, { name: 'x' }, { ...newest, 'if-match': String(tags.at(-1)) })).status, 200);
 });
+
+type Event = { id: string; type: string; data: Record<string, unknown> };
+
+test('one event read in every version: the same id, type and time; its data as that version shows the product', async () => {
+  const made = await postJson(`${server.url}/api/products`, { name: 'Evented', price: { amount: 42, currency: 'SEK' } }, { 'api-version': NEWEST });
+  const { id } = (await made.json()) as { id: number };
+  await followUntil(server.url, '/api/events', (seen) => seen.some((event) => event.data['id'] === id));
+  const read = async (version: string): Promise<{ event: Event | undefined; listed: boolean }> => {
+    const page = (await (await fetch(`${server.url}/api/events?type=product.created&limit=200`, { headers: { 'api-version': version } })).json()) as Event[] | { data: Event[] };
+    return { event: (Array.isArray(page) ? page : page.data).find((event) => event.data['id'] === id), listed: Array.isArray(page) };
+  };
+  const events = await Promise.all(VERSIONS.map(({ version }) => read(version)));
+  events.forEach(({ listed }, i) => assert.equal(listed, i === 0, `${VERSIONS[i]?.version}: the feed's page is an array only in the first version`));
+  const [first, second, newest] = events.map(({ event }) => event);
+  assert.ok(first !== undefined && second !== undefined && newest !== undefined);
+  assert.deepEqual([second.id, second.type, newest.id, newest.type], [first.id, first.type, first.id, first.type]);
+  assert.equal(first.data['priceInCents'], 42);
+  assert.deepEqual(second.data, first.data);
+  assert.deepEqual(newest.data['price'], { amount: 42, currency: 'SEK' });
+});
+

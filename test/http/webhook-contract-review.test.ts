@@ -43,20 +43,35 @@ describe('webhooks: contract review', () => {
     assert.equal((await rawRequest(server.url, untyped, ['2\r\n{}\r\n0\r\n\r\n'])).status, 415);
   });
 
-  test('a local name with several trailing dots is still forbidden_target, at creation and on PATCH; nothing made or changed', async () => {
+  // Each URL, at creation and in a PATCH: the one error expected, and nothing made or changed.
+  const refusedEverywhere = async (urls: readonly string[], code: string): Promise<void> => {
     const { id } = await made();
     const before = await server.database.countRows('webhooks');
-    for (const url of ['https://localhost../', 'https://a.localhost.../', 'https://printer.local../', 'https://intranet../']) {
+    for (const url of urls) {
       for (const answer of [
         await postJson(`${server.url}/api/webhooks`, { url, status: 2 }),
         await fetch(`${server.url}/api/webhooks/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ url }) }),
       ]) {
         assert.equal(answer.status, 422, url);
         const errors = ((await answer.json()) as Json)['errors'] as Json[];
-        assert.deepEqual(errors.map((error) => `${error['pointer']} ${error['code']}`), ['/url forbidden_target'], url);
+        assert.deepEqual(errors.map((error) => `${error['pointer']} ${error['code']}`), [`/url ${code}`], url);
       }
     }
     assert.equal(await server.database.countRows('webhooks'), before);
     assert.equal(((await (await fetch(`${server.url}/api/webhooks/${id}`)).json()) as Json)['url'], HOOK.url);
+  };
+
+  test('a host that ends in more than one dot is invalid_url, local or not, at creation and on PATCH; nothing made or changed', async () => {
+    await refusedEverywhere(
+      ['https://127.0.0.1../hook', 'https://example.com../x', 'https://example.com.%2E/x', 'https://localhost../', 'https://a.localhost.../', 'https://printer.local../', 'https://intranet../'],
+      'invalid_url',
+    );
+  });
+
+  test('one trailing dot is a fully qualified name: accepted for a public name, forbidden_target for a local one', async () => {
+    const accepted = await postJson(`${server.url}/api/webhooks`, { url: 'https://example.com./x', status: 2 });
+    assert.equal(accepted.status, 201);
+    assert.equal(((await accepted.json()) as Json)['url'], 'https://example.com./x');
+    await refusedEverywhere(['https://localhost./', 'https://a.localhost./', 'https://printer.local./', 'https://intranet./', 'https://127.0.0.1./'], 'forbidden_target');
   });
 });

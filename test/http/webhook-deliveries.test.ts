@@ -181,8 +181,70 @@ describe('webhook deliveries', () => {
     assert.equal((await patchJson(`${server.url}/api/webhooks/${id}`, { status: 1 })).status, 200);
     const [, , resumed] = await receiver.waitFor(3);
     assert.equal(resumed?.headers['webhook-id'], held['eventId']);
+    // Enabled again, it takes new events again (never the one recorded while it was disabled).
+    await product('enabled again');
+    await receiver.waitFor(4);
     await new Promise((resolve) => setTimeout(resolve, 800));
-    assert.deepEqual(receiver.received.map(nameOf), ['held', 'gone', 'held']);
+    assert.deepEqual(receiver.received.map(nameOf), ['held', 'gone', 'held', 'enabled again']);
+  });
+
+  test('a 410 pauses a delivery that waits for its retry (nextAttemptAt null, not an hour ahead); enabling sends it at once; a PATCH that disables pauses it the same way', async () => {
+    receiver = await startReceiver();
+    const nameOf = (request: Received): string => String(((JSON.parse(request.body) as Json)['data'] as Json)['name']);
+    const seen = new Map<string, number>();
+    // The first attempt of each "waits" is put off an hour (Retry-After); "gone" answers 410; the rest 200.
+    receiver.answer = (request) => {
+      const name = nameOf(request);
+      seen.set(name, (seen.get(name) ?? 0) + 1);
+      if (name === 'gone') return { status: 410 };
+      return name.startsWith('waits') && seen.get(name) === 1 ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 };
+    };
+    const { id } = await subscribe({ url: receiver.url });
+    const waiting = async (name: string): Promise<Json> => {
+      await product(name);
+      return eventually(async () => {
+        const entry = (await log(id)).find((candidate) => candidate['attempts'] === 1 && candidate['status'] === 1 && candidate['nextAttemptAt'] !== null);
+        return entry !== undefined && Date.parse(String(entry['nextAttemptAt'])) > Date.now() + 3_000_000 ? entry : undefined;
+      }, 20_000, `${name} waiting an hour for its retry`);
+    };
+    const resumed = async (eventId: unknown, count: number): Promise<void> => {
+      assert.equal((await patchJson(`${server.url}/api/webhooks/${id}`, { status: 1 })).status, 200);
+      const requests = await receiver.waitFor(count);
+      assert.equal(requests.at(-1)?.headers['webhook-id'], eventId, 'sent at once when enabled again');
+      await eventually(async () => ((await log(id)).find((entry) => entry['eventId'] === eventId)?.['status'] === 2 ? true : undefined), 20_000, 'recorded delivered');
+    };
+    const paused = async (eventId: unknown): Promise<void> => {
+      const entry = (await log(id)).find((candidate) => candidate['eventId'] === eventId);
+      assert.deepEqual([entry?.['status'], entry?.['nextAttemptAt']], [1, null], 'paused: nothing planned');
+    };
+
+    const first = await waiting('waits');
+    await product('gone');
+    await eventually(async () => (((await (await fetch(`${server.url}/api/webhooks/${id}`)).json()) as Json)['status'] === 2 ? true : undefined), 20_000, 'disabled by the 410');
+    await paused(first['eventId']);
+    await resumed(first['eventId'], 3);
+
+    const second = await waiting('waits again');
+    assert.equal((await patchJson(`${server.url}/api/webhooks/${id}`, { status: 2 })).status, 200);
+    await paused(second['eventId']);
+    await resumed(second['eventId'], 5);
+    assert.deepEqual(receiver.received.map(nameOf), ['waits', 'gone', 'waits', 'waits again', 'waits again']);
+  });
+
+  test('a manual retry of a delivered delivery sends it again: the same webhook-id and bytes, one attempt more, delivered', async () => {
+    receiver = await startReceiver();
+    const { id } = await subscribe({ url: receiver.url });
+    await product('delivered once');
+    const [entry] = await settled(id, 2);
+    const retried = await fetch(`${server.url}/api/webhooks/${id}/deliveries/${entry?.['eventId']}/retry`, { method: 'POST' });
+    assert.equal(retried.status, 202);
+    const [first, again] = await receiver.waitFor(2);
+    assert.deepEqual([again?.headers['webhook-id'], again?.body], [first?.headers['webhook-id'], first?.body]);
+    const [after] = await eventually(async () => {
+      const entries = await log(id);
+      return entries[0]?.['attempts'] === 2 && entries[0]['status'] === 2 ? entries : undefined;
+    }, 20_000, 'the second attempt recorded');
+    assert.deepEqual([after?.['attempts'], after?.['lastResponseStatus'], after?.['nextAttemptAt']], [2, 200, null]);
   });
 
   test('rotation: both secrets sign while the previous one is kept (two v1 signatures), then the new one alone', async () => {
@@ -197,11 +259,20 @@ describe('webhook deliveries', () => {
     assert.ok(signatures.every((signature) => signature.startsWith('v1,')));
     verifyDelivery(old, during as Received);
     verifyDelivery(fresh, during as Received);
+    // A second rotation during the grace period keeps only the secret it replaces, not the first one.
+    const second = (await (await postJson(`${server.url}/api/webhooks/${id}/rotate-secret`, { keepCurrentForSeconds: 3600 })).json()) as Json;
+    await product('rotated twice');
+    const [, twice] = await receiver.waitFor(2);
+    assert.equal(String(twice?.headers['webhook-signature']).split(' ').length, 2);
+    verifyDelivery(second['secret'] as string, twice as Received);
+    verifyDelivery(fresh, twice as Received);
+    assert.throws(() => verifyDelivery(old, twice as Received));
     const again = (await (await postJson(`${server.url}/api/webhooks/${id}/rotate-secret`, { keepCurrentForSeconds: 0 })).json()) as Json;
     await product('rotated');
-    const [, after] = await receiver.waitFor(2);
+    const [, , after] = await receiver.waitFor(3);
     assert.equal(String(after?.headers['webhook-signature']).split(' ').length, 1);
     verifyDelivery(again['secret'] as string, after as Received);
+    assert.throws(() => verifyDelivery(second['secret'] as string, after as Received));
     assert.throws(() => verifyDelivery(fresh, after as Received));
     assert.throws(() => verifyDelivery(old, after as Received));
   });

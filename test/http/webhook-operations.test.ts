@@ -57,11 +57,50 @@ describe('webhook deliveries: fairness, metrics, embedding', () => {
       assert.equal(counted.value('webhook_deliveries_total', { outcome: 'delivered' }), 1);
       assert.equal(counted.value('webhook_deliveries_total', { outcome: 'retried' }), 2);
       assert.equal(counted.value('webhook_deliveries_total', { outcome: 'disabled' }), 0);
-      assert.ok(counted.value('webhook_oldest_pending_seconds') >= 0);
       assert.ok(!counted.text.includes(String(webhook['secret']).slice(6)));
     } finally {
       await server.stop();
       await receiver.close();
+    }
+  });
+
+  test('metrics: a 410 counts as disabled (not failed), in the log line too; the oldest pending delivery\'s age in seconds, back to 0 once it ends', async () => {
+    const server = await startTestServer({ ...ENV, SVC_METRICS_PORT: '0' });
+    const gone = await startReceiver();
+    gone.answer = () => ({ status: 410 });
+    const waits = await startReceiver();
+    waits.answer = (_request, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 });
+    try {
+      const subscribe = async (url: string, events: string[]): Promise<number> => Number(((await (await postJson(`${server.url}/api/webhooks`, { url, events })).json()) as Json)['id']);
+      const goneId = await subscribe(gone.url, ['product.updated']);
+      const waitsId = await subscribe(waits.url, ['product.created']);
+      const product = (await (await postJson(`${server.url}/api/products`, { name: 'waits an hour', priceInCents: 1 })).json()) as Json;
+      assert.equal((await patchJson(`${server.url}/api/products/${String(product['id'])}`, { name: 'gone' })).status, 200);
+      const metricsUrl = server.metricsUrl ?? '';
+      const counted = await eventually(async () => {
+        const figures = await scrape(metricsUrl);
+        return figures.value('webhook_deliveries_total', { outcome: 'disabled' }) === 1 ? figures : undefined;
+      }, 20_000, 'the 410 counted');
+      assert.deepEqual(['failed', 'retried', 'delivered'].map((outcome) => counted.value('webhook_deliveries_total', { outcome })), [0, 1, 0]);
+      const line = server.logs.find((entry) => entry['msg'] === 'webhook delivery attempt failed' && entry['webhookId'] === goneId);
+      assert.deepEqual([line?.['outcome'], line?.['reason'], line?.['status']], ['disabled', 'gone', 410]);
+
+      // Read every 5 s: once it shows the waiting delivery, it is that delivery's event's age, in seconds.
+      const recordedAt = Date.parse(String(product['createdAt']));
+      const aged = await eventually(async () => {
+        const before = Date.now();
+        const value = (await scrape(metricsUrl)).value('webhook_oldest_pending_seconds');
+        return value > 0 ? { value, before, after: Date.now() } : undefined;
+      }, 20_000, 'the waiting delivery in the gauge');
+      assert.ok(aged.value >= (aged.before - recordedAt) / 1000 - 0.01 && aged.value <= (aged.after - recordedAt) / 1000 + 0.01, `${aged.value} s`);
+      const [entry] = (await (await fetch(`${server.url}/api/webhooks/${waitsId}/deliveries`)).json()) as Json[];
+      assert.equal((await fetch(`${server.url}/api/webhooks/${waitsId}/deliveries/${entry?.['eventId']}/retry`, { method: 'POST' })).status, 202);
+      await waits.waitFor(2);
+      await eventually(async () => ((await scrape(metricsUrl)).value('webhook_oldest_pending_seconds') === 0 ? true : undefined), 20_000, 'the gauge back to 0');
+    } finally {
+      await server.stop();
+      await gone.close();
+      await waits.close();
     }
   });
 

@@ -180,7 +180,9 @@ describe('the webhook endpoints', () => {
     assert.match(String(body['secret']), SECRET_SHAPE);
     assert.notEqual(body['secret'], webhook['secret']);
     assert.equal(rotated.headers.get('etag'), '"2"');
+    // Both ends of the range are accepted, and one past either is refused.
     assert.equal((await postJson(path, { keepCurrentForSeconds: 0 })).status, 200);
+    assert.equal((await postJson(path, { keepCurrentForSeconds: 604_800 })).status, 200);
     const refused = await postJson(path, { keepCurrentForSeconds: 604_801 });
     assert.equal(refused.status, 422);
     assert.deepEqual((((await refused.json()) as Json)['errors'] as Json[]).map((error) => `${error['pointer']} ${error['code']}`), ['/keepCurrentForSeconds too_large']);

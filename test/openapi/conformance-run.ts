@@ -66,7 +66,8 @@ export class ConformanceRun {
     if (this.mode === 'keys') {
       // As startKeysServer (test/support/keys.ts) does, on a server of every resource: the first admin key made on its database.
       this.#server = await startTestServer({ ...env, SVC_AUTH: 'keys' }, served);
-      const admin = await makeKey(this.#server.database, { name: 'first admin', scopes: ['admin'] });
+      // Pinned to the run's version, as are the keys it makes (a key made over HTTP pins the request's version).
+      const admin = await makeKey(this.#server.database, { name: 'first admin', scopes: ['admin'], apiVersion: this.version.id });
       this.#admin = admin;
       const [read, write] = [await this.newKey({ name: 'reader', scopes: ['read'] }), await this.newKey({ name: 'writer', scopes: ['write'] })];
       this.#keys = { read, write, admin };

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/http/errors.ts';
 import { callerTests, keysFetchedOnceTest, outsideOperationTests, tokenDirectionsTest } from './conformance-callers.ts';
 import { eventFeedTests } from './conformance-events.ts';
-import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
+import { keyClientErrorTests, keyLifecycleTests, keyPatchTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, readAndCreateTests, resourceRuleTests } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
 import { versionTests } from './conformance-versions.ts';
@@ -117,6 +117,7 @@ for (const [mode, version] of RUNS) {
     inFlightTests(run);
     if (mode === 'keys') {
       keyLifecycleTests(run);
+      keyPatchTests(run);
       keyClientErrorTests(run);
     }
     webhookTests(run);

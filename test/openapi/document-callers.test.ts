@@ -27,7 +27,8 @@ const ALLOWED_BY: Readonly<Record<string, string>> = { read: '`read`, `write` or
 function expectedSecurity(mode: Mode, key: string): Json[] {
   const scope = neededScope(key);
   if (mode === 'off') return [];
-  if (mode === 'token') return /^(POST|PATCH|DELETE) /.test(key) ? [{ bearerAuth: [] }] : [];
+  // The token guards the writes, and every operation of the webhooks (reads included).
+  if (mode === 'token') return /^(POST|PATCH|DELETE) /.test(key) || key.includes(' /api/webhooks') ? [{ bearerAuth: [] }] : [];
   return scope === null ? [] : [{ [SCHEME[mode] ?? '']: [scope] }];
 }
 

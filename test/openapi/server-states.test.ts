@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
 import type { Resource } from '../../src/resources/resource.ts';
+import { eventually } from '../support/assertions.ts';
+import { openStream, type OpenStream } from '../support/event-stream.ts';
 import { bearer, makeKey } from '../support/keys.ts';
 import { allowedChange } from '../support/change-samples.ts';
 import { ALL_RESOURCES, RESOURCES } from '../support/resources.ts';
@@ -38,6 +40,31 @@ test('429 rate_limited and the RateLimit fields conform; readiness is exempt', a
     assert.equal(ping.status, 200);
     assert.equal(ping.headers.get('ratelimit'), null);
   } finally {
+    await server.stop();
+  }
+});
+
+test('a live stream refused for the process\'s limit (503) or its caller\'s (429) conforms, with no rate limit configured', async () => {
+  const server = await startTestServer({ SVC_STREAMS_PER_CALLER: '1', SVC_MAX_STREAMS: '1' });
+  const accept = { headers: { accept: 'text/event-stream' } };
+  const open: OpenStream[] = [];
+  try {
+    const checker = await checkerFor(server.url);
+    const elsewhere = await openStream(`${server.url}/api/events`, {}, { localAddress: '127.0.0.2' });
+    open.push(elsewhere);
+    assert.equal(elsewhere.status, 200);
+    const full = await checker.check('GET', '/api/events', await fetch(`${server.url}/api/events`, accept));
+    assert.deepEqual([full.status, (full.body as { code: string }).code, full.headers.get('retry-after')], [503, 'unavailable', '5']);
+    elsewhere.close();
+    await eventually('the place is free again', async () => {
+      const own = await openStream(`${server.url}/api/events`);
+      open.push(own);
+      return own.status === 200;
+    }, 10_000, 50);
+    const again = await checker.check('GET', '/api/events', await fetch(`${server.url}/api/events`, accept));
+    assert.deepEqual([again.status, (again.body as { code: string }).code, again.headers.get('retry-after')], [429, 'rate_limited', '5']);
+  } finally {
+    for (const stream of open) stream.close();
     await server.stop();
   }
 });

@@ -38,6 +38,8 @@ export function spawnServe(env: Record<string, string>): ServeProcess {
     waiters.forEach((check) => check());
   });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // Once the process has exited, what it wrote last may still be in the pipes: 'close' comes after them.
+  const drained = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
       waiters.forEach((check) => check());
@@ -53,10 +55,20 @@ export function spawnServe(env: Record<string, string>): ServeProcess {
         if (error === null) resolve(line as Record<string, unknown>);
         else reject(error);
       };
+      let judging = false;
       const check = (): void => {
         const found = lines.find(match);
         if (found !== undefined) done(null, found);
-        else if (child.exitCode !== null || child.signalCode !== null) done(new Error(`process exited; stderr: ${stderr}`));
+        else if ((child.exitCode !== null || child.signalCode !== null) && !judging) {
+          judging = true;
+          // Judged once the pipes are read (a worker may hold them: 2 s at most), with how it ended and its last lines.
+          void Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2_000))]).then(() => {
+            const late = lines.find(match);
+            const how = child.exitCode ?? child.signalCode;
+            if (late !== undefined) done(null, late);
+            else done(new Error(`process exited (${how}); last lines: ${JSON.stringify(lines.slice(-3))}; stderr: ${stderr}`));
+          });
+        }
       };
       waiters.add(check);
       check();

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { migratedDatabaseFile } from '../support/server.ts';
+import { type Milestone, milestone, whileWriting } from './milestone.ts';
 import { type Random, seededRandom } from './seeded-random.ts';
 import { spawnServer, type SpawnedServer } from './spawned-server.ts';
 
@@ -21,7 +22,7 @@ export interface CrashFigures {
   attempted: number;
   /** Answered 201 before the kill; each was then read back identical. */
   acknowledged: number;
-  /** In flight when the server died (no answer). */
+  /** In flight when the server died (no answer), or answered 503: may or may not have been stored. */
   inDoubt: number;
   /** Keyed creates retried after a restart (in doubt or acknowledged); each exists exactly once. */
   keyedRetries: number;
@@ -52,8 +53,8 @@ async function post(url: string, attempt: Attempt): Promise<Response> {
 }
 
 // A PATCH (If-Match its tag; the status is sent unchanged, so an archived product may take it)
-// or a DELETE of a product just acknowledged.
-async function change(url: string, attempt: Attempt, random: Random): Promise<void> {
+// or a DELETE of a product just acknowledged. A 503 leaves it in doubt (ack null), as no answer does.
+async function change(url: string, attempt: Attempt, random: Random, acked: Milestone): Promise<void> {
   const ack = attempt.ack as Record<string, unknown>;
   const target = `${url}/api/products/${String(ack['id'])}`;
   const kind = random.chance(0.7) ? 'patch' : 'delete';
@@ -61,14 +62,18 @@ async function change(url: string, attempt: Attempt, random: Random): Promise<vo
   attempt.change = { kind, name, ack: null };
   if (kind === 'delete') {
     const response = await fetch(target, { method: 'DELETE', headers: { 'if-match': '"1"' } });
+    if (response.status === 503) return;
     if (response.status !== 204) throw new Error(`change answered ${response.status}: ${await response.text()}`);
     attempt.change.ack = 'deleted';
+    acked.reach();
     return;
   }
   const body = JSON.stringify({ name, status: 1 });
   const response = await fetch(target, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '"1"' }, body });
+  if (response.status === 503) return;
   if (response.status !== 200) throw new Error(`change answered ${response.status}: ${await response.text()}`);
   attempt.change.ack = (await response.json()) as Record<string, unknown>;
+  acked.reach();
 }
 
 /** A request that got no answer: when (performance.now()) and what the client saw. */
@@ -77,9 +82,17 @@ interface Failure {
   error: unknown;
 }
 
+/** One life of the server: what its writers sent, the requests the kill left unanswered, and its first acknowledged change. */
+interface Round {
+  attempts: Attempt[];
+  failures: Failure[];
+  changeAcked: Milestone;
+}
+
 // One writer: creates one product after another, changing some of them, until a request gets no
 // answer (the server was killed; killUnderLoad checks that it was the kill, not a death of its own).
-async function writer(url: string, round: number, id: number, random: Random, attempts: Attempt[], failures: Failure[]): Promise<void> {
+// A 503 leaves its request in doubt, and the writer goes on: the server is still there.
+async function writer(url: string, round: number, id: number, random: Random, { attempts, failures, changeAcked }: Round): Promise<void> {
   for (let n = 0; n < 100_000; n++) {
     const name = `crash r${round} w${id} n${n} ${random.int(1e9)}`;
     const key = random.chance(0.4) ? `crash-${round}-${id}-${n}` : null;
@@ -87,9 +100,10 @@ async function writer(url: string, round: number, id: number, random: Random, at
     attempts.push(attempt);
     try {
       const response = await post(url, attempt);
+      if (response.status === 503) continue;
       if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
       attempt.ack = (await response.json()) as Record<string, unknown>;
-      if (random.chance(0.3)) await change(url, attempt, random);
+      if (random.chance(0.3)) await change(url, attempt, random, changeAcked);
     } catch (error) {
       if (/^(create|change) answered/.test((error as Error).message)) throw error;
       failures.push({ at: performance.now(), error });
@@ -198,10 +212,12 @@ export async function runCrashRounds(options: CrashOptions): Promise<CrashFigure
   try {
     for (let round = 0; round < options.kills; round++) {
       server = await spawnServer(env, dirname(dbPath));
-      const attempts: Attempt[] = [];
-      const failures: Failure[] = [];
-      const writers = Array.from({ length: options.writers ?? 8 }, (_, id) => writer(server!.url, round, id, random, attempts, failures));
-      await sleep(random.between(50, 600));
+      const current: Round = { attempts: [], failures: [], changeAcked: milestone() };
+      const { attempts, failures } = current;
+      const writers = Array.from({ length: options.writers ?? 8 }, (_, id) => writer(server!.url, round, id, random, current));
+      // The kill comes at a random moment once a create and a change have been acknowledged, however slow the start.
+      await whileWriting(current.changeAcked, writers, 'change acknowledged');
+      await sleep(random.between(0, 550));
       await killUnderLoad(server, writers, failures);
       figures.kills++;
       const acked = attempts.filter((a) => a.ack !== null).length;

@@ -1,6 +1,6 @@
 import type { Resource } from '../../src/resources/resource.ts';
 import { placesOf, type Place, textPlacesOf, valueAt, withValue } from '../support/resource-places.ts';
-import { refusals, validBody } from '../support/resources.ts';
+import { refusals, validBody, fieldsIn } from '../support/resources.ts';
 import type { Random } from './seeded-random.ts';
 
 // Bodies a hostile or broken client sends to a resource's create endpoint, shaped by its description
@@ -64,7 +64,7 @@ function fieldText(random: Random, resource: Resource, field: string, places: re
 
 function validish(random: Random, resource: Resource): string {
   const places = placesOf(resource);
-  const fields = Object.keys(resource.fields);
+  const fields = Object.keys(fieldsIn(resource));
   const parts = fields.filter(() => random.chance(0.85)).map((field) => `"${field}":${fieldText(random, resource, field, places)}`);
   if (random.chance(0.2)) parts.push(member(random));
   const [first] = fields;
@@ -75,7 +75,7 @@ function validish(random: Random, resource: Resource): string {
 // The member a string is sent in (a text field's, else the first field's), and a valid body's members after it.
 function shape(resource: Resource): { at: string; rest: string } {
   const body = validBody(resource);
-  const at = textPlacesOf(resource)[0]?.field ?? Object.keys(resource.fields)[0] ?? 'x';
+  const at = textPlacesOf(resource)[0]?.field ?? Object.keys(fieldsIn(resource))[0] ?? 'x';
   const rest = Object.entries(body).filter(([name]) => name !== at).map(([name, value]) => `,"${name}":${JSON.stringify(value)}`).join('');
   return { at, rest };
 }
@@ -133,7 +133,7 @@ function rawControl(random: Random, resource: Resource): Buffer {
 // A valid body but for one text around its longest (or a number far too large where no place takes text).
 function longText(random: Random, resource: Resource): string {
   const place = textPlacesOf(resource)[0];
-  if (place === undefined) return `{"${Object.keys(resource.fields)[0] ?? 'x'}":${'9'.repeat(5_000)}}`;
+  if (place === undefined) return `{"${Object.keys(fieldsIn(resource))[0] ?? 'x'}":${'9'.repeat(5_000)}}`;
   const max = Number(place.spec.schema['maxLength'] ?? 200);
   return JSON.stringify(withValue(validBody(resource), place, 'x'.repeat(random.pick([max - 1, max, max + 1, 5_000]))) as Json);
 }

@@ -65,7 +65,8 @@ export function spawnServer(env: Record<string, string>, cwd: string, keep: Keep
       clearTimeout(timer);
       resolve(server(url));
     });
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': by then the pipes are read, so the message has all the server wrote.
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (url === undefined) reject(new Error(`server exited (${code ?? signal}) before listening: ${stderr}`));
     });

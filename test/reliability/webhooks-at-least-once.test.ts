@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { type ServeProcess, spawnServe, urlOf } from '../ops/support.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { TEST_ENGINE } from '../support/test-engine.ts';
+import { fillDeliveryLog } from '../support/webhook-log.ts';
 import { eventually, startReceiver, type Receiver, verifyDelivery } from '../support/webhook-receiver.ts';
 
 type Json = Record<string, unknown>;
@@ -133,5 +134,46 @@ describe('exactly once in the ordinary case: several processes, a thousand creat
     assert.equal(ids.length, 1000, `${ids.length - new Set(ids).size} webhook-ids arrived more than once; failed attempts: ${failures.length} (${reasons})`);
     assert.deepEqual(new Set(ids), await eventIds(database));
     for (const request of receiver.received.slice(0, 50)) verifyDelivery(webhook['secret'] as string, request);
+  });
+});
+
+// A DELETE answers before its webhook's log is gone (the log goes in steps): a process killed at once
+// leaves the rest to whichever process sweeps next, and the webhook stays deleted.
+describe('a webhook deleted just before a SIGKILL stays deleted, and its log goes after the restart', () => {
+  let database: TestDatabase;
+  let receiver: Receiver;
+  const processes: ServeProcess[] = [];
+  before(async () => {
+    database = await createTestDatabase();
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    for (const serve of processes) serve.kill();
+    await Promise.all(processes.map((serve) => serve.exited));
+    await receiver.close();
+    await database.drop();
+  });
+
+  test('SIGKILL right after the 204, while its log is being removed', { timeout: 180_000 }, async () => {
+    const first = spawnServe({ ...database.env, ...ENV });
+    processes.push(first);
+    const base = await urlOf(first);
+    const webhook = await post(base, '/api/webhooks', { url: receiver.url });
+    const id = Number(webhook['id']);
+    await fillDeliveryLog(database, id, 100_000);
+    assert.equal((await fetch(`${base}/api/webhooks/${id}`, { method: 'DELETE' })).status, 204);
+    first.kill();
+    await first.exited;
+    const logOf = (): Promise<number> => database.countRows('webhook_deliveries', `webhook_id = ${id}`);
+    assert.ok((await logOf()) > 0, 'killed while the log was being removed');
+
+    const second = spawnServe({ ...database.env, ...ENV });
+    processes.push(second);
+    const restarted = await urlOf(second);
+    assert.equal((await fetch(`${restarted}/api/webhooks/${id}`)).status, 404);
+    await post(restarted, '/api/products', { name: 'after the restart', priceInCents: 1 });
+    await eventually(async () => ((await logOf()) === 0 ? true : undefined), 60_000, 'the rest of the log removed by the next sweep');
+    await eventually(async () => ((await database.countRows('webhooks', `id = ${id}`)) === 0 ? true : undefined), 30_000, 'the webhook row removed');
+    assert.equal(receiver.received.length, 0, 'nothing sent to the deleted webhook');
   });
 });

@@ -50,10 +50,16 @@ function parseBlock(block: string): StreamMessage | 'comment' | null {
   return message;
 }
 
-/** Opens `GET url` with `Accept: text/event-stream` and `headers`; resolves once the head came. */
-export function openStream(url: string, headers: Record<string, string> = {}): Promise<OpenStream> {
+/** Where a stream is opened from: a source address of 127.0.0.0/8 (a client of its own), on a connection of its own. */
+export interface StreamOptions {
+  localAddress?: string;
+}
+
+/** Opens `GET url` with `Accept: text/event-stream` and `headers`; resolves once the head came (a refusal too: see `status`). */
+export function openStream(url: string, headers: Record<string, string> = {}, options: StreamOptions = {}): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { accept: 'text/event-stream', ...headers } });
+    const from = options.localAddress === undefined ? {} : { localAddress: options.localAddress, agent: false as const };
+    const req = request(url, { headers: { accept: 'text/event-stream', ...headers }, ...from });
     req.on('error', reject);
     req.on('response', (res: IncomingMessage) => resolve(streamOf(req, res)));
     req.end();

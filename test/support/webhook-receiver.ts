@@ -17,6 +17,9 @@ export interface Receiver {
   readonly url: string;
   readonly port: number;
   readonly received: Received[];
+  /** Requests open now (arrived, not yet answered or dropped), and the most ever open at once. */
+  readonly open: number;
+  readonly maxOpen: number;
   /** Decides each answer (200 by default); sees the request and how many came before it. */
   answer: (request: Received, index: number) => Answer;
   /** Resolves once `count` requests have arrived (rejects after `timeoutMs`). */
@@ -31,10 +34,18 @@ export async function startReceiver(port = 0, path = '/hook'): Promise<Receiver>
   const received: Received[] = [];
   const hanging = new Set<ServerResponse>();
   const waiters: (() => void)[] = [];
+  let open = 0;
+  let maxOpen = 0;
   const receiver: Receiver = {
     url: '',
     port: 0,
     received,
+    get open() {
+      return open;
+    },
+    get maxOpen() {
+      return maxOpen;
+    },
     answer: () => ({ status: 200 }),
     async waitFor(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
@@ -57,6 +68,9 @@ export async function startReceiver(port = 0, path = '/hook'): Promise<Receiver>
     },
   };
   const server: Server = createServer((req, res) => {
+    // Open from its head until its answer is sent or its connection ends (the service gave up).
+    maxOpen = Math.max(maxOpen, ++open);
+    res.once('close', () => open--);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

@@ -43,7 +43,7 @@ test('an empty environment gives the documented defaults', () => {
     jwt: { issuer: '', audience: '', jwksUrl: '' },
     metricsPort: null,
     metricsHost: '127.0.0.1',
-    events: { retentionMs: 168 * 3_600_000 },
+    events: { retentionMs: 168 * 3_600_000, streamsPerCaller: 5, maxStreams: 5_000 },
     webhooks: { timeoutMs: 10_000, retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], allowPrivate: false },
     versions: { defaultVersion: '2026-11-21', sunsets: new Map(), sunsetsAnnouncedAt: loadConfig({}).versions.sunsetsAnnouncedAt, defaultCurrency: 'EUR' },
   });
@@ -55,7 +55,7 @@ test('an empty string means the default, for every variable', () => {
     'SVC_BODY_LIMIT_BYTES', 'SVC_HEADERS_TIMEOUT_MS', 'SVC_REQUEST_TIMEOUT_MS', 'SVC_KEEP_ALIVE_TIMEOUT_MS',
     'SVC_MAX_CONNECTIONS', 'SVC_SHUTDOWN_TIMEOUT_MS', 'SVC_TRUST_PROXY', 'SVC_RATE_LIMIT',
     'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN', 'SVC_METRICS_PORT', 'SVC_METRICS_HOST', 'SVC_DATABASE_URL', 'SVC_DB_POOL_SIZE',
-    'SVC_EVENTS_RETENTION', 'SVC_API_VERSION', 'SVC_API_SUNSET', 'SVC_DEFAULT_CURRENCY',
+    'SVC_EVENTS_RETENTION', 'SVC_STREAMS_PER_CALLER', 'SVC_MAX_STREAMS', 'SVC_API_VERSION', 'SVC_API_SUNSET', 'SVC_DEFAULT_CURRENCY',
   ];
   const empty = Object.fromEntries(names.map((name) => [name, '']));
   assert.deepEqual(loadConfig(empty), loadConfig({}));
@@ -311,5 +311,24 @@ test('SVC_EVENTS_RETENTION is a duration with s, m or h from 10s to 8760h', () =
   }
   for (const value of ['9s', '8761h', '0s', '1d', '10', 'h', '1.5h', '-10s', '10 s', '10S']) {
     assertRefused({ SVC_EVENTS_RETENTION: value }, 'SVC_EVENTS_RETENTION', value, /from 10s to 8760h/);
+  }
+});
+
+test('SVC_STREAMS_PER_CALLER is an integer from 1; SVC_MAX_STREAMS defaults to half of SVC_MAX_CONNECTIONS', () => {
+  assert.equal(loadConfig({ SVC_STREAMS_PER_CALLER: '1' }).events.streamsPerCaller, 1);
+  assert.equal(loadConfig({ SVC_STREAMS_PER_CALLER: '1000000' }).events.streamsPerCaller, 1_000_000);
+  for (const value of ['0', '-1', '1.5', 'five', '1000001']) assertRefused({ SVC_STREAMS_PER_CALLER: value }, 'SVC_STREAMS_PER_CALLER', value, /an integer from 1 to 1000000/);
+  for (const [connections, streams] of [['20', 10], ['21', 10], ['2', 1], ['1', 0]] as const) {
+    assert.equal(loadConfig({ SVC_MAX_CONNECTIONS: connections }).events.maxStreams, streams, `SVC_MAX_CONNECTIONS=${connections}`);
+  }
+  assert.equal(loadConfig({ SVC_MAX_CONNECTIONS: '20', SVC_MAX_STREAMS: '19' }).events.maxStreams, 19);
+  assert.equal(loadConfig({ SVC_MAX_STREAMS: '0' }).events.maxStreams, 0, '0: no live streams at all');
+  for (const value of ['-1', '2.5', 'half']) assertRefused({ SVC_MAX_STREAMS: value }, 'SVC_MAX_STREAMS', value, /an integer from 0 to 1000000/);
+});
+
+test('SVC_MAX_STREAMS not below SVC_MAX_CONNECTIONS stops start-up, naming both', () => {
+  for (const [streams, connections] of [['20', '20'], ['21', '20'], ['10000', undefined]] as const) {
+    const env = connections === undefined ? { SVC_MAX_STREAMS: streams } : { SVC_MAX_STREAMS: streams, SVC_MAX_CONNECTIONS: connections };
+    assertRefused(env, 'SVC_MAX_STREAMS', streams, new RegExp(`expected less than SVC_MAX_CONNECTIONS \\(${connections ?? '10000'}\\)`));
   }
 });

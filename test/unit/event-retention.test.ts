@@ -11,6 +11,7 @@ function fakeEvents(backlog: number): { events: EventRepository; calls: number[]
   const events: EventRepository = {
     readAfter: () => Promise.resolve({ kind: 'events', events: [] }),
     head: () => Promise.resolve(null),
+    isExpired: () => Promise.resolve(false),
     async deleteExpired(maxRows) {
       const deleted = Math.min(maxRows, left);
       left -= deleted;

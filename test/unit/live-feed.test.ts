@@ -32,6 +32,7 @@ function memoryLog(): { events: EventRepository; record(): string; heads: () => 
       return stored.at(-1)?.id ?? null;
     },
     deleteExpired: async () => 0,
+    isExpired: async () => false,
   };
   const record = (): string => {
     const id = String(stored.length + 1);

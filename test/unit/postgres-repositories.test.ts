@@ -67,7 +67,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     };
     const keys = createPostgresApiKeyRepository(recording);
     const at = '2026-11-23T10:00:00.000Z';
-    let expected = 5;
+    let expected = 6;
     for (const resource of ALL_RESOURCES) {
       const resources = createPostgresResourceRepository(recording, resource);
       await resources.findById(10_000);
@@ -81,6 +81,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
     await keys.findById('000000010000');
     await keys.findForUpdate('000000010000');
     await keys.revoke('000000010001', at);
+    await keys.update({ seq: 10_002, id: '000000010002', name: 'renamed', scopes: [Scope.read], digest: 'A'.repeat(43), createdAt: at, expiresAt: null, revokedAt: null, apiVersion: '2026-12-05', version: 2 });
     await keys.listBefore(15_000, 51);
     await keys.idsAfter(19_990);
     assert.equal(seen.length, expected);
@@ -94,7 +95,7 @@ describe('postgres', { skip: skipWithoutPostgres() }, () => {
   test('postgres: keys commit in the order of their seq: an insert waits for a transaction that has inserted one, so idsAfter never skips a key', async () => {
     const client = await freshClient();
     const storage = createPostgresStorage(client);
-    const key = (id: string) => ({ id, name: 'k', scopes: [Scope.read], digest: 'A'.repeat(43), createdAt: '2026-11-24T00:00:00.000Z', expiresAt: null, revokedAt: null });
+    const key = (id: string) => ({ id, name: 'k', scopes: [Scope.read], digest: 'A'.repeat(43), createdAt: '2026-11-24T00:00:00.000Z', expiresAt: null, revokedAt: null, apiVersion: '2026-11-21' });
     let inserted = (): void => {};
     let release = (): void => {};
     const firstInserted = new Promise<void>((resolve) => (inserted = resolve));

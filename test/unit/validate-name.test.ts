@@ -17,7 +17,7 @@ const VALIDATORS: Record<string, Validate> = {
       return [resource.singular, (name: unknown) => validateNew(name === undefined ? others : { ...others, name })];
     }),
   ),
-  'API key': (name: unknown) => validateNewApiKey(name === undefined ? { scopes: ['read'] } : { name, scopes: ['read'] }, new Date()),
+  'API key': (name: unknown) => validateNewApiKey(name === undefined ? { scopes: ['read'] } : { name, scopes: ['read'] }, new Date(), { served: ['2026-11-21'], defaultVersion: '2026-11-21', pinnable: true }),
 };
 
 function nameErrors(validate: Validate, name: unknown): FieldError[] {

@@ -1,6 +1,9 @@
--- API versions, as sql/008_api_versions.sql says for SQLite: keys, webhooks and deliveries carry the
+-- API versions, as sql/010_api_versions.sql says for SQLite: keys, webhooks and deliveries carry the
 -- version they are pinned to or made in; what exists already is pinned to the first, 2026-11-21.
 ALTER TABLE api_keys ADD COLUMN api_version text NOT NULL DEFAULT '2026-11-21';
+-- A key's entity tag moves with every change of it; each key keeps the tag it had ("1", "2" once revoked).
+ALTER TABLE api_keys ADD COLUMN version integer NOT NULL DEFAULT 1 CHECK (version >= 1);
+UPDATE api_keys SET version = 2 WHERE revoked_at IS NOT NULL;
 ALTER TABLE webhooks ADD COLUMN api_version text NOT NULL DEFAULT '2026-11-21';
 ALTER TABLE webhook_deliveries ADD COLUMN api_version text NOT NULL DEFAULT '2026-11-21';
 

@@ -2,6 +2,10 @@
 -- in its webhook's version at the moment its event was recorded. Everything made before versions
 -- existed is pinned to the first, 2026-11-21, so it answers and delivers exactly as before.
 ALTER TABLE api_keys ADD COLUMN api_version TEXT NOT NULL DEFAULT '2026-11-21';
+-- A key's entity tag moves with every change of it (a PATCH of its name or version, its revocation). Tags
+-- were "1", then "2" once revoked: each key keeps the tag it had.
+ALTER TABLE api_keys ADD COLUMN version INTEGER NOT NULL DEFAULT 1 CHECK (version >= 1);
+UPDATE api_keys SET version = 2 WHERE revoked_at IS NOT NULL;
 ALTER TABLE webhooks ADD COLUMN api_version TEXT NOT NULL DEFAULT '2026-11-21';
 ALTER TABLE webhook_deliveries ADD COLUMN api_version TEXT NOT NULL DEFAULT '2026-11-21';
 

@@ -52,6 +52,7 @@ const OPERATIONS: Operation[] = [
   { name: 'GET /api/keys/{id}', needs: 'admin', success: 200, send: get('GET', (t) => t.key) },
   { name: 'HEAD /api/keys/{id}', needs: 'admin', success: 200, send: get('HEAD', (t) => t.key) },
   { name: 'POST /api/keys', needs: 'admin', success: 201, send: (url, auth) => postJson(`${url}/api/keys`, { name: 'made', scopes: ['read'] }, auth) },
+  { name: 'PATCH /api/keys/{id}', needs: 'admin', success: 200, send: (url, auth, t) => patchJson(`${url}${t.key}`, { name: 'renamed' }, auth) },
   { name: 'DELETE /api/keys/{id}', needs: 'admin', success: 204, send: (url, auth, t) => fetch(`${url}${t.key}`, { method: 'DELETE', headers: auth }) },
   { name: 'GET /api/events', needs: 'read', success: 200, send: get('GET', () => '/api/events') },
   { name: 'HEAD /api/events', needs: 'read', success: 200, send: get('HEAD', () => '/api/events') },

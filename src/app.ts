@@ -125,7 +125,7 @@ export function createApp(options: AppOptions): App {
   const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries, webhookRules), writes, webhookOptions);
   addVersionRoutes(router, versions, config.versions.defaultVersion);
-  addOpenApiRoutes(router, config, resources);
+  addOpenApiRoutes(router, config, resources, versions);
   const pipeline = createPipeline({
     router,
     logger,

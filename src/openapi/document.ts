@@ -6,25 +6,26 @@ import { keySchemas } from './key-schemas.ts';
 import { webhookDeliveries } from './webhook-paths.ts';
 import { webhookSchemas } from './webhook-schemas.ts';
 import { type OpenApiOptions, pathItems } from './operations.ts';
+import { accessOf } from './options.ts';
 import { ERROR_SCOPES, type ErrorScope, exampleProblem, type OperationKind } from './problems.ts';
 import { filterParameters, resourceSchemas } from './resource-schemas.ts';
 import { type JsonObject, schemaComponents } from './schemas.ts';
 import type { Resource } from '../resources/resource.ts';
 import { credentialsParagraph, securitySchemes } from './security.ts';
+import { versionSchemas } from './version-schemas.ts';
 
 export { type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './options.ts';
 
 // The same relative path from src/openapi and dist/openapi.
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   name: string;
-  version: string;
   license: string;
 };
 
 // The `where` column of the error catalogue, in words.
 const KIND_TEXT: Readonly<Record<OperationKind, string>> = {
   readiness: 'readiness',
-  document: 'this document',
+  document: 'this document, its page and the list of versions',
   list: 'lists',
   read: 'reads by id',
   create: 'creates',
@@ -70,10 +71,25 @@ function listed(words: readonly string[]): string {
   return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
+// Which version this document describes, and how a request gets another.
+function versionsParagraph({ versions }: OpenApiOptions): string {
+  const { shown, served, defaultVersion } = versions;
+  const sunset = shown.sunsetAt === null ? '' : ` It is going away: from ${new Date(shown.sunsetAt).toISOString()} on, a request in it is 400 \`unsupported_api_version\`.`;
+  const others = served.filter((view) => view !== shown).map((view) => `\`${view.id}\``);
+  return (
+    `**API version ${shown.id}**: ${shown.summary} Every shape here is the one served in ${shown.id}: send \`Api-Version: ${shown.id}\` ` +
+    `(without it a request gets its API key's pinned version, else SVC_API_VERSION, here ${defaultVersion}). Every answer under /api ` +
+    `says the version it was made in (\`Api-Version\`, with \`Vary: Api-Version\`).${sunset}` +
+    (others.length === 0 ? '' : ` Also served: ${listed(others)}, each described by its own document (\`?version=\`); \`GET /api/versions\` lists them.`)
+  );
+}
+
 function description(options: OpenApiOptions): string {
   const notAllowed = JSON.stringify(exampleProblem('method_not_allowed', { instance: '/api/ping' }));
   return [
     `A JSON API for ${listed(options.resources.map((resource) => resource.plural))} on node:http and node:sqlite. Bodies are JSON, UTF-8; integer enums are integers on the wire.`,
+    '',
+    versionsParagraph(options),
     '',
     credentialsParagraph(options.auth),
     '',
@@ -121,13 +137,14 @@ function components(options: OpenApiOptions): JsonObject {
   const parts: JsonObject = {
     schemas: {
       ...Object.assign({}, ...resources.map(resourceSchemas)),
-      ...schemaComponents(keys, servesWebhooks(options), ownCodes),
-      ...(keys ? keySchemas() : {}),
+      ...schemaComponents(keys, servesWebhooks(options), ownCodes, options.versions.served.map((view) => view.id)),
+      ...(keys ? keySchemas(options, accessOf(options, 'PATCH', '/api/keys/{id}') !== undefined) : {}),
       ...eventSchemas(resources),
-      ...(servesWebhooks(options) ? webhookSchemas(eventTypeNames(resources)[0] ?? '') : {}),
+      ...(servesWebhooks(options) ? webhookSchemas(eventTypeNames(resources)[0] ?? '', options) : {}),
+      ...versionSchemas(options),
     },
-    parameters: { ...parameterComponents(keys), ...Object.assign({}, ...resources.map(filterParameters)), ...eventParameters(resources) },
-    headers: { ...headerComponents(options, keys), ...eventHeaders() },
+    parameters: { ...parameterComponents(options, keys), ...Object.assign({}, ...resources.map(filterParameters)), ...eventParameters(resources) },
+    headers: { ...headerComponents(options, keys), ...eventHeaders(options) },
   };
   const schemes = securitySchemes(options.auth);
   if (schemes !== undefined) parts['securitySchemes'] = schemes;
@@ -140,17 +157,29 @@ function tags(options: OpenApiOptions): JsonObject[] {
     ...(servesKeys(options) ? [{ name: 'keys', description: 'API keys: who may call, and with which scopes.' }] : []),
     { name: 'events', description: 'What changed: every committed change of a resource, as a feed to follow.' },
     ...(servesWebhooks(options) ? [{ name: 'webhooks', description: 'Webhooks: events POSTed to a URL, signed as Standard Webhooks; their delivery log.' }] : []),
-    { name: 'operations', description: 'Readiness and this document.' },
+    { name: 'operations', description: 'Readiness, this document and its page, and the API versions served.' },
   ];
 }
 
-/** The OpenAPI 3.1 document of the service as configured by `options`. */
-export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
+// The options with each resource as the document's version shows it: its fields in that version (the
+// validators of its requests derive from the same), so every schema and example of it follows.
+function inVersion(options: OpenApiOptions): OpenApiOptions {
+  const { shown } = options.versions;
+  const resources = options.resources.map((resource) => {
+    const fields = shown.fieldsOf(resource);
+    return { ...resource, fields, filters: resource.filters.filter((name) => Object.hasOwn(fields, name)) };
+  });
+  return { ...options, resources };
+}
+
+/** The OpenAPI 3.1 document of the service as configured by `options`, in the API version it names: `info.version` is that version. */
+export function buildOpenApiDocument(given: OpenApiOptions): JsonObject {
+  const options = inVersion(given);
   return {
     openapi: '3.1.1',
     info: {
       title: PACKAGE.name,
-      version: PACKAGE.version,
+      version: options.versions.shown.id,
       summary: `${listed([...options.resources.map((resource) => resource.plural), 'readiness'])} over JSON.`.replace(/^./, (first) => first.toUpperCase()),
       description: description(options),
       license: { name: PACKAGE.license, identifier: PACKAGE.license },
@@ -159,7 +188,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): JsonObject {
     servers: [{ url: '/', description: 'The service that served this document.' }],
     tags: tags(options),
     paths: pathItems(options),
-    ...(servesWebhooks(options) ? { webhooks: webhookDeliveries(options.resources) } : {}),
+    ...(servesWebhooks(options) ? { webhooks: webhookDeliveries(options) } : {}),
     components: components(options),
   };
 }

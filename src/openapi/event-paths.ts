@@ -2,14 +2,18 @@ import { eventCatalogue } from '../events/catalogue.ts';
 import type { Access } from '../http/router.ts';
 import type { Resource } from '../resources/resource.ts';
 import { everyResponseHeaders } from './headers.ts';
-import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation } from './operation.ts';
+import { type DocumentedOperation, type OpenApiOptions, operation } from './operation.ts';
 import { exampleOf } from './resource-schemas.ts';
+import { listContent } from './lists.ts';
 import { closedObject, createdAt, EXAMPLE_TIME, type JsonObject, ref } from './schemas.ts';
+import { pageLinkHeader } from './version-headers.ts';
 
 // The event feed of docs/events.md: the Event schema, its parameters and headers, and GET /api/events.
 const PATH = '/api/events';
 const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 const LATER = '2026-11-22T09:31:00.000Z';
+// What a page's flag says on the feed, whose `next` link is always sent.
+const MORE_EVENTS = 'True when the same request with a larger `limit` would now return more events, with the same filter (events not yet visible do not count).';
 
 /** An Event of each kind the examples show: the first resource's created, then updated (its first field changed to its second resource's example, or kept). */
 export function eventExamples(resources: readonly Resource[]): { created: JsonObject; updated: JsonObject } {
@@ -78,14 +82,15 @@ export function eventParameters(resources: readonly Resource[]): JsonObject {
   };
 }
 
-/** `components.headers` of the feed. */
-export function eventHeaders(): JsonObject {
+/** `components.headers` of the feed, in the document's version. */
+export function eventHeaders(options: Pick<OpenApiOptions, 'versions'>): JsonObject {
   return {
-    EventsLink: {
-      description: 'RFC 8288 link to the next page, on every page: the same query after the last event of this page, or the same query again when it is empty.',
-      required: true,
-      schema: { type: 'string', pattern: '^</api/events\\?(after=[A-Za-z0-9_-]{1,64}&)?limit=[1-9][0-9]*(&type=[a-z.,]+)?>; rel="next"$' },
-    },
+    EventsLink: pageLinkHeader(
+      options,
+      'RFC 8288 link to the next page, on every page: the same query after the last event of this page, or the same query again when it is empty.',
+      '^</api/events\\?(after=[A-Za-z0-9_-]{1,64}&)?limit=[1-9][0-9]*(&type=[a-z.,]+)?>; rel="next"$',
+      true,
+    ),
     EventsETag: {
       description: 'A strong entity tag of this page; sent back in `If-None-Match`, the same request is 304 while nothing new has been recorded.',
       required: true,
@@ -125,7 +130,7 @@ function feedOperation(options: OpenApiOptions, access: Access): JsonObject {
           'SVC_MAX_STREAMS of the process 503 `unavailable`, both with `Retry-After` and before the stream starts.',
         headers,
         content: {
-          ...jsonContent({ type: 'array', items: ref('schemas', 'Event') }, Object.values(eventExamples(options.resources))),
+          ...listContent(options, ref('schemas', 'Event'), Object.values(eventExamples(options.resources)), MORE_EVENTS),
           'text/event-stream': streamContent(options.resources),
         },
       },

@@ -1,6 +1,7 @@
 import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
-import { KEY_EXAMPLES } from './key-schemas.ts';
+import { EXAMPLE_KEY_ID, keyExamples } from './key-schemas.ts';
+import { listContent } from './lists.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { OperationPlace } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
@@ -11,7 +12,7 @@ const PRECONDITIONS = [ref('parameters', 'IfMatch'), ref('parameters', 'IfNoneMa
 const apiKey = ref('schemas', 'ApiKey');
 
 function place(kind: OperationPlace['kind'], access: Access): OperationPlace {
-  return { kind, resource: 'keys', access, instance: kind === 'list' || kind === 'create' ? PATH : `${PATH}/${KEY_EXAMPLES.apiKey.id}` };
+  return { kind, resource: 'keys', access, instance: kind === 'list' || kind === 'create' ? PATH : `${PATH}/${EXAMPLE_KEY_ID}` };
 }
 
 function listKeys(options: OpenApiOptions, access: Access): JsonObject {
@@ -27,7 +28,7 @@ function listKeys(options: OpenApiOptions, access: Access): JsonObject {
       '200': {
         description: 'A page of keys.',
         headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') },
-        content: jsonContent({ type: 'array', items: apiKey }, [KEY_EXAMPLES.apiKey]),
+        content: listContent(options, apiKey, [keyExamples(options).apiKey]),
       },
     },
   });
@@ -53,7 +54,7 @@ function createKey(options: OpenApiOptions, access: Access): JsonObject {
       '201': {
         description: 'The key was made: its ApiKey and, this once, the key.',
         headers: { ...taggedHeaders(), Location: ref('headers', 'KeyLocation') },
-        content: jsonContent(ref('schemas', 'CreatedApiKey'), KEY_EXAMPLES.created),
+        content: jsonContent(ref('schemas', 'CreatedApiKey'), keyExamples(options).created),
       },
     },
   });
@@ -69,13 +70,14 @@ function getKey(options: OpenApiOptions, access: Access): JsonObject {
     tags: ['keys'],
     parameters: PRECONDITIONS,
     responses: {
-      '200': { description: 'The key.', headers: taggedHeaders(), content: jsonContent(apiKey, KEY_EXAMPLES.apiKey) },
+      '200': { description: 'The key.', headers: taggedHeaders(), content: jsonContent(apiKey, keyExamples(options).apiKey) },
       '304': { description: "Not Modified: `If-None-Match` matches the key's current entity tag. No body.", headers: taggedHeaders() },
     },
   });
 }
 
 function changeKey(options: OpenApiOptions, access: Access): JsonObject {
+  const patch = { schema: ref('schemas', 'ApiKeyPatch') };
   return operation(place('change', access), options, {
     operationId: 'changeKey',
     summary: 'Rename an API key or move it to another API version (JSON Merge Patch)',
@@ -89,9 +91,9 @@ function changeKey(options: OpenApiOptions, access: Access): JsonObject {
     requestBody: {
       required: true,
       description: 'Sent as `application/merge-patch+json` or `application/json` (a `charset` parameter may only be `utf-8`); anything else is 415.',
-      content: { 'application/merge-patch+json': { schema: ref('schemas', 'ApiKeyPatch') }, 'application/json': { schema: ref('schemas', 'ApiKeyPatch') } },
+      content: { 'application/merge-patch+json': patch, 'application/json': patch },
     },
-    responses: { '200': { description: 'The key as it now is.', headers: taggedHeaders(), content: jsonContent(apiKey, KEY_EXAMPLES.apiKey) } },
+    responses: { '200': { description: 'The key as it now is.', headers: taggedHeaders(), content: jsonContent(apiKey, keyExamples(options).apiKey) } },
   });
 }
 

@@ -7,7 +7,8 @@ import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, 
 import { accessOf } from './options.ts';
 import { exampleOf, filterParameterName } from './resource-schemas.ts';
 import { type JsonObject, ref } from './schemas.ts';
-import { docsPagePath, documentPath, readinessPath } from './service-paths.ts';
+import { listContent } from './lists.ts';
+import { docsPagePath, documentPath, readinessPath, versionsPath } from './service-paths.ts';
 import type { Resource as Described } from '../resources/resource.ts';
 
 export type { DocumentedOperation, OpenApiOptions, OperationBuilder } from './operation.ts';
@@ -58,7 +59,7 @@ function listOperation(resource: Resource, options: OpenApiOptions, access: Acce
       '200': {
         description: `A page of ${tag}.`,
         headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') },
-        content: jsonContent({ type: 'array', items: ref('schemas', schema) }, [example]),
+        content: listContent(options, ref('schemas', schema), [example]),
       },
     },
   });
@@ -166,6 +167,7 @@ const documentedOperations = (resources: readonly Described[]): readonly Documen
   ...keyOperations(),
   ...eventOperations(),
   ...webhookOperations(),
+  { method: 'GET', pattern: '/api/versions', build: versionsPath },
   { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
   { method: 'GET', pattern: '/api/docs', build: docsPagePath },
 ];

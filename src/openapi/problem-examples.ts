@@ -10,7 +10,8 @@ import { validatorsOf } from '../resources/validate.ts';
 import { EXPIRED_EVENT_DETAIL } from '../webhooks/presenter.ts';
 import { validateNewWebhook, validateWebhookPatch } from '../webhooks/validate.ts';
 import type { Validated } from '../shared/validation.ts';
-import type { DocumentedAuth } from './options.ts';
+import { negotiator } from '../versions/negotiate.ts';
+import type { DocumentedAuth, DocumentedVersions } from './options.ts';
 import type { JsonObject } from './schemas.ts';
 
 /** The kinds of operation of the document; an error is placed on some of them. */
@@ -26,6 +27,8 @@ export interface ExamplePlace {
   resource?: ResourceName;
   access?: Access;
   auth?: DocumentedAuth;
+  /** The versions of the document: those a refused version's problem lists. */
+  versions?: DocumentedVersions;
   /** The described resource of the operation, whose field rules make its field errors. */
   described?: Resource;
 }
@@ -108,9 +111,25 @@ function missingCredential(place: ExamplePlace): HttpError {
   return identified instanceof Promise || identified.ok ? new HttpError('unauthorized') : unauthorized(identified.refusal);
 }
 
+// A version no service serves (there is no thirteenth month), as a client might send it.
+const UNSERVED_VERSION = '2026-13-01';
+
+// The 400 of a version that is not served, as the service's own negotiation refuses it.
+function refusedVersion(place: ExamplePlace): HttpError {
+  if (place.versions === undefined) return new HttpError('unsupported_api_version');
+  const { api, defaultVersion } = place.versions;
+  try {
+    negotiator(api, defaultVersion).named(place.instance, UNSERVED_VERSION, new URLSearchParams());
+  } catch (error) {
+    if (error instanceof HttpError) return error;
+  }
+  throw new Error(`the version ${UNSERVED_VERSION} was served`);
+}
+
 /** The error the service raises for `code` at `place`, with the details and field errors it would carry. */
 function errorAt(code: ErrorCode, place: ExamplePlace): HttpError {
   if (code === 'validation_failed') return fieldErrors(place);
+  if (code === 'unsupported_api_version') return refusedVersion(place);
   if (code === 'invalid_query') return new HttpError(code, INVALID_QUERY);
   if (code === 'invalid_header') return headerError(place);
   if (code === 'unauthorized') return missingCredential(place);

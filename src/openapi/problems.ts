@@ -133,11 +133,11 @@ function errorOf(code: string, place: OperationPlace): OwnError {
 }
 
 /** The response object of one error status of the operation at `place`. */
-export function problemResponse(status: number, codes: readonly string[], place: OperationPlace, settings: ErrorSettings): JsonObject {
+export function problemResponse(status: number, codes: readonly string[], place: OperationPlace, settings: ErrorSettings & Pick<OpenApiOptions, 'versions'>): JsonObject {
   const examples: JsonObject = {};
   for (const code of codes) {
     const error = errorOf(code, place);
-    examples[code] = { summary: error.detail, value: exampleProblem(error, { ...place, auth: settings.auth }) };
+    examples[code] = { summary: error.detail, value: exampleProblem(error, { ...place, auth: settings.auth, versions: settings.versions }) };
   }
   const list = codes.map((code) => `\`${code}\``).join(', ');
   return {

@@ -59,15 +59,18 @@ export function closedObject(required: readonly string[], properties: JsonObject
 /** The time of every example. */
 export const EXAMPLE_TIME = '2026-11-22T09:30:00.000Z';
 
-/** `components.schemas`: readiness and problems; `keys`: with a key's field error codes (the resources' are resource-schemas.ts's). */
-export function schemaComponents(keys: boolean, webhooks: boolean, ownCodes: readonly string[]): JsonObject {
+/**
+ * `components.schemas`: readiness and problems; `keys`: with a key's field error codes (the resources' are
+ * resource-schemas.ts's); `served`: the versions a 400 `unsupported_api_version` lists, newest first.
+ */
+export function schemaComponents(keys: boolean, webhooks: boolean, ownCodes: readonly string[], served: readonly string[]): JsonObject {
   return {
     ReadinessStatus: integerEnum('ReadinessStatus: 1 = ready, 2 = unavailable.', ReadinessStatus),
     Readiness: closedObject(['status', 'checks'], {
       status: ref('schemas', 'ReadinessStatus'),
       checks: closedObject(['database', 'schema'], { database: ref('schemas', 'ReadinessStatus'), schema: ref('schemas', 'ReadinessStatus') }),
     }),
-    Problem: problemSchema(ownCodes),
+    Problem: problemSchema(ownCodes, served),
     FieldError: closedObject(['pointer', 'code', 'detail'], {
       pointer: { type: 'string', description: 'JSON Pointer (RFC 6901) to the member; "" for the whole body.' },
       // `duplicate`: a scope listed twice in a new key's `scopes`, an event type twice in a webhook's `events`;
@@ -86,7 +89,7 @@ export function schemaComponents(keys: boolean, webhooks: boolean, ownCodes: rea
   };
 }
 
-function problemSchema(ownCodes: readonly string[]): JsonObject {
+function problemSchema(ownCodes: readonly string[], served: readonly string[]): JsonObject {
   return closedObject(
     ['type', 'title', 'status', 'code', 'detail', 'instance', 'requestId'],
     {
@@ -98,6 +101,13 @@ function problemSchema(ownCodes: readonly string[]): JsonObject {
       instance: { type: 'string', description: 'The request path.' },
       requestId: { type: 'string', description: 'The X-Request-Id of the response.' },
       errors: { type: 'array', minItems: 1, items: { oneOf: [ref('schemas', 'FieldError'), ref('schemas', 'ParameterError')] } },
+      supportedVersions: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { type: 'string', enum: served },
+        description: 'On a 400 `unsupported_api_version` only: the API versions served, newest first; send one in `Api-Version`.',
+      },
     },
     { description: 'An RFC 9457 problem document.' },
   );

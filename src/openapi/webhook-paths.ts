@@ -1,14 +1,15 @@
 import type { Access } from '../http/router.ts';
-import type { Resource } from '../resources/resource.ts';
+import { VERSION_HEADER } from '../versions/negotiate.ts';
 import { eventTypeNames } from './event-paths.ts';
-import { everyResponseHeaders } from './headers.ts';
+import { displayName, everyResponseHeaders } from './headers.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { OperationPlace } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
 import { webhookExamples } from './webhook-schemas.ts';
+import { listContent } from './lists.ts';
 
 // The examples of a document: of a webhook that takes the first event type served.
-const examplesOf = (options: OpenApiOptions) => webhookExamples(eventTypeNames(options.resources)[0] ?? '');
+const examplesOf = (options: OpenApiOptions) => webhookExamples(eventTypeNames(options.resources)[0] ?? '', options);
 
 const PATH = '/api/webhooks';
 const ITEM = `${PATH}/{id}`;
@@ -28,7 +29,7 @@ function list(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'listWebhooks', summary: 'List webhooks, newest first', tags: ['webhooks'],
     description: 'Never a secret. Keyset paging: follow the `Link` header with `rel="next"` until it is absent.',
     parameters: [ref('parameters', 'Limit'), ref('parameters', 'Cursor')],
-    responses: { '200': { description: 'A page of webhooks.', headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') }, content: jsonContent({ type: 'array', items: webhook }, [examplesOf(options).webhook]) } },
+    responses: { '200': { description: 'A page of webhooks.', headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') }, content: listContent(options, webhook, [examplesOf(options).webhook]) } },
   });
 }
 
@@ -101,7 +102,7 @@ function deliveries(options: OpenApiOptions, access: Access): JsonObject {
       '200': {
         description: 'A page of deliveries.',
         headers: { ...everyResponseHeaders(), Link: ref('headers', 'DeliveriesLink') },
-        content: jsonContent({ type: 'array', items: ref('schemas', 'Delivery') }, [examplesOf(options).delivery]),
+        content: listContent(options, ref('schemas', 'Delivery'), [examplesOf(options).delivery]),
       },
     },
   });
@@ -144,22 +145,33 @@ const WEBHOOK_HEADERS = [
   },
 ];
 
-/** The top-level `webhooks` (OpenAPI 3.1): what the service POSTs to a subscribed URL, one entry per event type. */
-export function webhookDeliveries(resources: readonly Resource[]): JsonObject {
+// The version a delivery is made in: the document's, for the webhooks pinned to it.
+function versionHeader(options: OpenApiOptions): JsonObject {
+  const { id } = options.versions.shown;
+  const description = `The API version the body is made in: ${id}, this document's, for a webhook whose \`apiVersion\` was ${id} when the event was recorded.`;
+  return { name: displayName(VERSION_HEADER), description, schema: { type: 'string', const: id } };
+}
+
+/**
+ * The top-level `webhooks` (OpenAPI 3.1): what the service POSTs to a subscribed URL, one entry per
+ * event type, as made for the webhooks whose `apiVersion` is the document's version.
+ */
+export function webhookDeliveries(options: OpenApiOptions): JsonObject {
   const entries: JsonObject = {};
-  for (const name of eventTypeNames(resources)) {
+  const headers = [...WEBHOOK_HEADERS, versionHeader(options)];
+  for (const name of eventTypeNames(options.resources)) {
     entries[name] = {
       post: {
         operationId: `deliver_${name.replace('.', '_')}`,
         summary: `A ${name} event, delivered`,
         description:
           'Signed as Standard Webhooks v1 defines, so any Standard Webhooks library verifies it. The body is the Event exactly as ' +
-          '`GET /api/events` shows it, the same bytes on every attempt. A 2xx within SVC_WEBHOOK_TIMEOUT_MS delivers it; anything else ' +
+          '`GET /api/events` shows it in the delivery\'s API version, the same bytes on every attempt. A 2xx within SVC_WEBHOOK_TIMEOUT_MS delivers it; anything else ' +
           'is tried again on SVC_WEBHOOK_RETRY_SCHEDULE (a `Retry-After` on 429 or 503 moves it later); 410 disables the webhook.',
         tags: ['webhooks'],
         // The receiver's own endpoint: it checks the signature, not a credential of this service.
         security: [],
-        parameters: WEBHOOK_HEADERS.map((header) => ({ ...header, in: 'header', required: true })),
+        parameters: headers.map((header) => ({ ...header, in: 'header', required: true })),
         requestBody: { required: true, content: { 'application/json': { schema: { allOf: [ref('schemas', 'Event'), { properties: { type: { const: name } } }] } } } },
         responses: {
           '2XX': { description: 'Delivered.' },

@@ -3,25 +3,27 @@ import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { Resource } from '../../src/resources/resource.ts';
 import { allowedChange, refusedChanges } from '../support/change-samples.ts';
-import { filtersOf, refusals, validBody, fieldsIn } from '../support/resources.ts';
-import type { ConformanceRun } from './conformance-run.ts';
+import { fieldsIn, filtersOf, refusals, validBody } from '../support/resources.ts';
+import { type ConformanceRun, itemsOf } from './conformance-run.ts';
 
 // Every resource the run's server serves (the service's and the throwaway one): every operation and
-// every client error of theirs, met on the run's server, with bodies derived from each description.
+// every client error of theirs, met on the run's server, with bodies derived from each description in
+// the run's API version.
 type Json = Record<string, unknown>;
 
 // A member no resource has, and a value past any body limit of the run (SVC_BODY_LIMIT_BYTES=1024).
 const UNKNOWN = 'notAField';
 const TOO_BIG = { [UNKNOWN]: 'x'.repeat(2_000) };
 
-const nextLinkOf = (res: Response): string | undefined => /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
+// The next page's target (a version with a sunset sends its deprecation link first, in the same field).
+const nextLinkOf = (res: Response): string | undefined => /(?:^|, )<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
 
 /** Registers, in the current suite, the tests of the resources' reads, creates and their client errors. */
 export function readAndCreateTests(run: ConformanceRun): void {
   for (const resource of run.resources) {
     const { path } = resource;
     const item = `${path}/{id}`;
-    const body = validBody(resource);
+    const body = validBody(resource, 0, run.version);
     test(`${path}: create, replay, list pages, read, HEAD and 404 conform`, async () => {
       await run.expectStatus('POST', path, run.post(path, body), 201);
       const key = { 'idempotency-key': `key-${path}` };
@@ -54,7 +56,7 @@ export function readAndCreateTests(run: ConformanceRun): void {
       await run.expectStatus('POST', path, run.post(path, { [UNKNOWN]: 'typo' }), 422);
       await run.expectStatus('POST', path, run.post(path, [body]), 422);
       await run.post(path, body, { 'idempotency-key': `reuse-${path}` });
-      await run.expectStatus('POST', path, run.post(path, validBody(resource, 1), { 'idempotency-key': `reuse-${path}` }), 422);
+      await run.expectStatus('POST', path, run.post(path, validBody(resource, 1, run.version), { 'idempotency-key': `reuse-${path}` }), 422);
     });
   }
 }
@@ -65,7 +67,7 @@ export function changeAndDeleteTests(run: ConformanceRun): void {
     const { path } = resource;
     const item = `${path}/{id}`;
     test(`${path}: 304, change under both media types, delete and what follows conform`, async () => {
-      const { body, patch } = allowedChange(resource);
+      const { body, patch } = allowedChange(resource, 0, run.version);
       const created = await run.post(path, body);
       const url = created.headers.get('location') ?? '';
       const etag = created.headers.get('etag') ?? '';
@@ -115,7 +117,7 @@ export function itemClientErrorTests(run: ConformanceRun): void {
     const { path } = resource;
     const item = `${path}/{id}`;
     test(`${path}: every client error of a read, a change and a delete conforms`, async () => {
-      const { body, patch } = allowedChange(resource);
+      const { body, patch } = allowedChange(resource, 0, run.version);
       const created = await run.post(path, body);
       const url = created.headers.get('location') ?? '';
       const representation = await created.json();
@@ -128,7 +130,7 @@ export function itemClientErrorTests(run: ConformanceRun): void {
       await run.expectStatus('PATCH', item, run.patch(url, TOO_BIG), 413);
       await run.expectStatus('PATCH', item, run.patch(url, patch, { 'content-type': 'application/json-patch+json' }), 415);
       await run.expectStatus('PATCH', item, run.patch(url, JSON.stringify(patch), { 'content-encoding': 'br' }), 415);
-      const [first] = refusals(resource);
+      const [first] = refusals(resource, run.version);
       assert.ok(first !== undefined, `${path}: a field that refuses a value`);
       const invalid = [{ [first.field]: null }, { [first.field]: first.value, [UNKNOWN]: 'typo' }, [], 'null'];
       for (const patchBody of invalid) await run.expectStatus('PATCH', item, run.patch(url, patchBody), 422);
@@ -144,7 +146,7 @@ export function resourceRuleTests(run: ConformanceRun): void {
   for (const resource of run.resources) {
     const { path } = resource;
     const item = `${path}/{id}`;
-    for (const { rule, change } of refusedChanges(resource)) {
+    for (const { rule, change } of refusedChanges(resource, run.version)) {
       test(`${path}: 409 ${rule.refusal.code} conforms, and the refused change changed nothing`, async () => {
         const url = (await run.post(path, change.body)).headers.get('location') ?? '';
         const before = await (await run.get(url)).json();
@@ -155,13 +157,13 @@ export function resourceRuleTests(run: ConformanceRun): void {
     }
     for (const filter of filtersOf(resource)) filterTest(run, resource, filter);
     test(`${path}: every field error code of its fields is produced, each at its pointer`, async () => {
-      const required = Object.entries(fieldsIn(resource)).filter(([, field]) => field.required && field.default === undefined);
+      const required = Object.entries(fieldsIn(resource, run.version)).filter(([, field]) => field.required && field.default === undefined);
       const missing = await run.expectStatus('POST', path, run.post(path, {}), required.length > 0 ? 422 : 201);
       if (required.length > 0) assert.deepEqual(errorsOf(missing), required.map(([name]) => `/${name} required`));
-      const unknown = await run.expectStatus('POST', path, run.post(path, { ...validBody(resource), [UNKNOWN]: 1 }), 422);
+      const unknown = await run.expectStatus('POST', path, run.post(path, { ...validBody(resource, 0, run.version), [UNKNOWN]: 1 }), 422);
       assert.deepEqual(errorsOf(unknown), [`/${UNKNOWN} unknown_field`]);
-      for (const { field, value, code, pointer } of refusals(resource)) {
-        const problem = await run.expectStatus('POST', path, run.post(path, { ...validBody(resource), [field]: value }), 422);
+      for (const { field, value, code, pointer } of refusals(resource, run.version)) {
+        const problem = await run.expectStatus('POST', path, run.post(path, { ...validBody(resource, 0, run.version), [field]: value }), 422);
         assert.deepEqual(errorsOf(problem), [`${pointer} ${code}`], `${field}=${JSON.stringify(value)}`);
       }
     });
@@ -174,14 +176,14 @@ const errorsOf = (problem: Json): string[] => ((problem['errors'] as Json[] | un
 function filterTest(run: ConformanceRun, resource: Resource, { field, value }: { field: string; value: number }): void {
   const { path } = resource;
   test(`${path}: a list filtered by ${field} pages with the filter carried in Link; a bad filter or a cursor of another filter is 400`, async () => {
-    for (const n of [0, 1]) assert.equal((await run.post(path, { ...validBody(resource, n), [field]: value })).status, 201);
+    for (const n of [0, 1]) assert.equal((await run.post(path, { ...validBody(resource, n, run.version), [field]: value })).status, 201);
     const page = await run.get(`${path}?${field}=${value}&limit=1`);
     const link = nextLinkOf(page) ?? '';
-    const first = (await run.expectStatus('GET', path, page, 200)) as unknown as Json[];
+    const first = itemsOf(await run.expectStatus('GET', path, page, 200));
     assert.match(link, new RegExp(`^${path}\\?limit=1&${field}=${value}&cursor=[\\w-]+$`));
-    const second = (await run.expectStatus('GET', path, run.get(link), 200)) as unknown as Json[];
+    const second = itemsOf(await run.expectStatus('GET', path, run.get(link), 200));
     assert.deepEqual([...first, ...second].map((found) => found[field]), [value, value]);
-    const spec = fieldsIn(resource)[field];
+    const spec = fieldsIn(resource, run.version)[field];
     const choices = spec?.kind === 'scalar' ? (spec.choices ?? []) : [];
     const other = choices.find((choice) => choice !== value);
     assert.ok(other !== undefined, `${field} has another value`);

@@ -6,9 +6,11 @@ import { eventFeedTests } from './conformance-events.ts';
 import { keyClientErrorTests, keyLifecycleTests, keyPatchTests } from './conformance-keys.ts';
 import { changeAndDeleteTests, itemClientErrorTests, readAndCreateTests, resourceRuleTests } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
+import { versionTests } from './conformance-versions.ts';
 import { webhookTests } from './conformance-webhooks.ts';
 import { halfSentRequest } from '../support/raw-http.ts';
-import { validBody } from '../support/resources.ts';
+import { DEFAULT_VERSION, NEWEST_VERSION, validBody } from '../support/resources.ts';
+import type { VersionView } from '../../src/versions/api-versions.ts';
 
 // Every operation and every client error of the contract, produced by a real server in each mode the
 // document describes (SVC_AUTH off, off with SVC_API_TOKEN, keys, and jwt trusting a real OpenID
@@ -43,7 +45,7 @@ function halfSentCreate(run: ConformanceRun, path: string, key: string, body: st
 function inFlightTests(run: ConformanceRun): void {
   for (const resource of run.resources) {
     const { path } = resource;
-    const body = validBody(resource);
+    const body = validBody(resource, 0, run.version);
     test(`${path}: 409 idempotency_key_in_use conforms while a same-key request is still arriving`, async () => {
       let conflict = false;
       // The server shares this process, so either request may be dispatched first: whichever comes
@@ -91,9 +93,13 @@ const TITLES: Readonly<Record<ConformanceMode, string>> = {
   jwt: 'SVC_AUTH jwt, tokens of a real OpenID Connect provider',
 };
 
-for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly ConformanceMode[]) {
-  describe(TITLES[mode], () => {
-    const run = new ConformanceRun(mode);
+// Every mode in the first API version (the default), and the newest version in mode keys, the one
+// that serves every operation: each server's answers checked against the document of its version.
+const RUNS: readonly (readonly [ConformanceMode, VersionView])[] = [...(['off', 'token', 'keys', 'jwt'] as const).map((mode) => [mode, DEFAULT_VERSION] as const), ['keys', NEWEST_VERSION]];
+
+for (const [mode, version] of RUNS) {
+  describe(version === DEFAULT_VERSION ? TITLES[mode] : `${TITLES[mode]}, in API version ${version.id}`, () => {
+    const run = new ConformanceRun(mode, version);
     before(() => run.start());
     after(() => run.stop());
 
@@ -115,6 +121,7 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
       keyClientErrorTests(run);
     }
     webhookTests(run);
+    versionTests(run);
     if (mode === 'jwt') tokenDirectionsTest(run);
     eventFeedTests(run);
     callerTests(run);

@@ -5,7 +5,7 @@
 // have) that must not compile. So the generated types are checked for every resource, a new one too.
 import type { Resource } from '../../src/resources/resource.ts';
 import { allowedChange, refusedChanges } from '../support/change-samples.ts';
-import { filtersOf, fieldsIn } from '../support/resources.ts';
+import { fieldsIn, filtersOf } from '../support/resources.ts';
 import type { Mutant } from './generated-types.ts';
 
 /** A generated program: its file name, its source, and the mutants of it. */
@@ -41,10 +41,11 @@ function lines(resource: Resource, body: Record<string, unknown>, patch: Record<
     `  const refused${i}: ${json(rule.refusal.code)} = expect(await api.call('patch', '${item}', { params: { path: { id } }, body: patch }), ${rule.refusal.status}).code;`);
   return [
     "import type { components } from './api.ts';",
-    "import { createClient, expect } from './client.ts';",
+    "import { createClient, expect } from './call.ts';",
+    "import { API_VERSION } from './client.ts';",
     "type Schemas = components['schemas'];",
     'export async function run(base: string, credential?: string) {',
-    '  const api = createClient(base, credential);',
+    '  const api = createClient(base, API_VERSION, credential);',
     `  const body: Schemas['New${title}'] = ${json(body)};`,
     `  const made: Schemas['${title}'] = expect(await api.call('post', '${path}', { body }), 201);`,
     '  const id: number = made.id;',
@@ -60,7 +61,7 @@ function lines(resource: Resource, body: Record<string, unknown>, patch: Record<
     '}',
     '// Compiled, never run: what the operations may refuse, as the types narrow it.',
     'export async function refusals(base: string, id: number) {',
-    '  const api = createClient(base);',
+    '  const api = createClient(base, API_VERSION);',
     `  const patch: Schemas['${title}Patch'] = ${json(patch)};`,
     `  const notFound: 'not_found' = expect(await api.call('get', '${item}', { params: { path: { id } } }), 404).code;`,
     ...rules,
@@ -69,7 +70,7 @@ function lines(resource: Resource, body: Record<string, unknown>, patch: Record<
   ];
 }
 
-// A value of another JSON type than the field takes.
+// A value of another JSON type than the field takes (as the default version has it, the client's).
 function wrongType(resource: Resource, field: string): unknown {
   const spec = fieldsIn(resource)[field];
   if (spec?.kind === 'object') return 'x';

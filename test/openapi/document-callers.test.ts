@@ -4,7 +4,7 @@ import { Scope } from '../../src/callers/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildOpenApiDocument, openApiOptionsFor } from '../../src/openapi/document.ts';
 import { ALL_RESOURCES, RESOURCES } from '../support/resources.ts';
-import { documentOf as documentServing, MODES, type Mode, routesFor } from './documents.ts';
+import { documentOf as documentServing, MODES, type Mode, routesFor, versionsFor } from './documents.ts';
 import { operationsOf, responseOf } from './operations.ts';
 
 // What the document says about callers in each mode: the scheme it declares, the scope each
@@ -16,7 +16,7 @@ const SCHEME: Readonly<Record<Mode, string | null>> = { off: null, token: 'beare
 
 // Written out here, apart from the routes: the scope each operation needs with SVC_AUTH on.
 function neededScope(key: string): string | null {
-  if (/^GET \/api\/(ping|openapi\.json|docs)$/.test(key)) return null;
+  if (/^GET \/api\/(ping|openapi\.json|docs|versions)$/.test(key)) return null;
   if (key.includes('/api/keys') || key.includes('/api/webhooks')) return 'admin';
   return key.startsWith('GET ') ? 'read' : 'write';
 }
@@ -123,10 +123,11 @@ test('a route documents itself: its access, whatever it is, is the scope the doc
   const [sample] = RESOURCES;
   assert.ok(sample !== undefined);
   const routes = routesFor(env).map((route) => (route.method === 'GET' && route.pattern === sample.path ? { ...route, access: Scope.admin } : route));
-  const document = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes, RESOURCES));
+  const versions = versionsFor(env);
+  const document = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes, RESOURCES, versions));
   const list = operationsOf(document).find((op) => op.key === `GET ${sample.path}`)?.operation ?? {};
   assert.deepEqual(list['security'], [{ apiKey: ['admin'] }]);
   assert.ok(responseOf(list, 403) !== undefined, 'a read key can now lack its scope');
-  const unserved = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes.filter((route) => route.method !== 'DELETE'), RESOURCES));
+  const unserved = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes.filter((route) => route.method !== 'DELETE'), RESOURCES, versions));
   assert.ok(!operationsOf(unserved).some((op) => op.key.startsWith('DELETE ')), 'an operation whose route is not served is not documented');
 });

@@ -23,8 +23,10 @@ export const MODES = {
 /** A mode of MODES. */
 export type Mode = keyof typeof MODES;
 
-/** The routes an app with `env` serves (serving `resources`), with their access. */
-export function routesFor(env: Record<string, string>, resources: readonly Resource[] = RESOURCES): ReturnType<typeof createApp>['routes'] {
+type App = ReturnType<typeof createApp>;
+
+// The routes and versions of an app with `env` (serving `resources`).
+function appFor(env: Record<string, string>, resources: readonly Resource[]): Pick<App, 'routes' | 'versions'> {
   const db = openDatabase(':memory:');
   try {
     migrate(db);
@@ -32,18 +34,32 @@ export function routesFor(env: Record<string, string>, resources: readonly Resou
     // jwt's own check comes with the access-token work; the routes do not depend on it.
     const credentials = { identify: () => refused('unknown') };
     const app = createApp({ db, config: loadConfig(env), logger: createLogger('silent'), credentials, resources });
-    return [...app.routes];
+    return { routes: [...app.routes], versions: app.versions };
   } finally {
     db.close();
   }
 }
 
-/** The document a service with `env` serves (serving `resources`). */
-export function documentFor(env: Record<string, string>, resources: readonly Resource[] = RESOURCES): Json {
-  return buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routesFor(env, resources), resources));
+/** The routes an app with `env` serves (serving `resources`), with their access. */
+export function routesFor(env: Record<string, string>, resources: readonly Resource[] = RESOURCES): App['routes'] {
+  return appFor(env, resources).routes;
 }
 
-/** The document of `mode`, rate limiting on (so every response is listed) or off; serving `resources`. */
-export function documentOf(mode: Mode, rateLimited = true, resources: readonly Resource[] = RESOURCES): Json {
-  return documentFor({ ...MODES[mode], SVC_RATE_LIMIT: rateLimited ? '100' : '0' }, resources);
+/** The API versions an app with `env` serves (those of src/registry.ts), oldest first. */
+export function versionsFor(env: Record<string, string> = {}): App['versions'] {
+  return appFor(env, RESOURCES).versions;
 }
+
+/** The document a service with `env` serves (serving `resources`) in API `version` (SVC_API_VERSION's when left out). */
+export function documentFor(env: Record<string, string>, resources: readonly Resource[] = RESOURCES, version?: string): Json {
+  const { routes, versions } = appFor(env, resources);
+  return buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes, resources, versions, version));
+}
+
+/** The document of `mode`, rate limiting on (so every response is listed) or off; serving `resources`, in API `version` (the default's when left out). */
+export function documentOf(mode: Mode, rateLimited = true, resources: readonly Resource[] = RESOURCES, version?: string): Json {
+  return documentFor({ ...MODES[mode], SVC_RATE_LIMIT: rateLimited ? '100' : '0' }, resources, version);
+}
+
+/** The id of every API version served by default, oldest first: each has its own document. */
+export const VERSION_IDS: readonly string[] = versionsFor().all.map((view) => view.id);

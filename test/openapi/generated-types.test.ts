@@ -37,6 +37,7 @@ const MUTANTS: Mutant[] = [
   { name: 'a code the 409 of a product patch does not have', from: "const refused: 'product_archived'", to: "const refused: 'idempotency_key_in_use'" },
   { name: 'a body sent with a DELETE', from: "api.call('delete', '/api/products/{id}', { params:", to: "api.call('delete', '/api/products/{id}', { body: {}, params:" },
   { name: 'a body read from a 204', from: 'expect(deletion, 204);', to: 'expect(deletion, 204).id;' },
+  { name: 'another API version than the document\'s', from: "API_VERSION: ApiVersion = '2026-11-21'", to: "API_VERSION: ApiVersion = '2026-12-05'" },
   ...keyMutants(),
   ...DESCRIBED.flatMap((described) => described.mutants),
 ];
@@ -82,6 +83,7 @@ interface Report {
   deleted: number;
   gone: number;
   events: { id: string; type: string; createdAt: string; data: { id: number; name: string } }[];
+  answeredIn: string[];
 }
 interface ApiKey {
   id: string;
@@ -151,7 +153,7 @@ test('no request body schema gives a member a default (openapi-typescript would 
 });
 
 test('the generated types accept a client that follows the contract, status left out included, its key calls, and every resource\'s program', () => {
-  const programs = new Set(['client.ts', 'keys-client.ts', ...DESCRIBED.map((described) => described.file)]);
+  const programs = new Set(['call.ts', 'client.ts', 'keys-client.ts', ...DESCRIBED.map((described) => described.file)]);
   assert.deepEqual(typed.diagnostics.filter((d) => programs.has(d.file)), []);
 });
 
@@ -182,6 +184,7 @@ test('the typed client runs against the live server, and what it receives is wha
   assert.deepEqual(report.pages.map((page) => page.map((product) => product.id)), [[report.archived.id], [report.defaulted.id]]);
   assert.equal(report.problem['code'], 'validation_failed');
   assert.deepEqual(report.invalid, ['/name too_short', '/priceInCents too_small']);
+  assert.deepEqual(report.answeredIn, ['2026-11-21'], 'every answer in the version the program is written against');
 });
 
 test('the typed client changes through the ETag, meets 412 and 409, filters by status and deletes', async () => {

@@ -2,8 +2,9 @@
 // series of valid bodies (test/support/resources.ts) by asking the rules themselves: a shared test
 // derives them from the description, so a resource with rules of its own needs no case written for it.
 import type { ChangeRule, Resource, Stored } from '../../src/resources/resource.ts';
+import type { VersionView } from '../../src/versions/api-versions.ts';
 import { mergePatch } from './resource-places.ts';
-import { changingPatch, toNewest, validBody } from './resources.ts';
+import { changingPatch, DEFAULT_VERSION, toNewest, validBody } from './resources.ts';
 
 /** A create body, and a merge patch of it that changes every field. */
 export interface ChangeSample {
@@ -15,36 +16,36 @@ export interface ChangeSample {
 // How far along the series to look: every enum value meets every other within a few steps.
 const SEARCHED = 64;
 
-// The rules of `resource` that refuse the change of validBody(n) by `patch` (changingPatch(n) unless given).
-function refusing(resource: Resource, n: number, patch = changingPatch(resource, n)): ChangeRule<Stored>[] {
+// The rules of `resource` that refuse the change of validBody(n) by `patch` (changingPatch(n) unless
+// given), both of `version`, judged as the rules judge them: on the newest shapes they become.
+function refusing(resource: Resource, n: number, version: VersionView, patch = changingPatch(resource, n, version)): ChangeRule<Stored>[] {
   const times = { id: 1, version: 1, createdAt: '2026-11-22T09:30:00.000Z', updatedAt: '2026-11-22T09:30:00.000Z' };
-  // The bodies are of the default version; the rules judge the newest shapes.
-  const current = { ...times, ...validBody(resource, n) };
-  const next = mergePatch(current, patch);
-  return resource.rules.filter((rule) => rule.breaks(toNewest(resource, current) as Stored, toNewest(resource, next) as Stored));
+  const current = { ...times, ...toNewest(resource, validBody(resource, n, version), version) } as Stored;
+  const next = mergePatch(current, version.upgrade(resource.plural, patch, { mode: 'patch', settings: { defaultCurrency: 'EUR' } })) as Stored;
+  return resource.rules.filter((rule) => rule.breaks(current, next));
 }
 
-function sample(resource: Resource, wanted: (refused: readonly ChangeRule<Stored>[]) => boolean, what: string, from = 0): ChangeSample {
+function sample(resource: Resource, wanted: (refused: readonly ChangeRule<Stored>[]) => boolean, what: string, from: number, version: VersionView): ChangeSample {
   for (let n = from; n < from + SEARCHED; n++) {
-    if (wanted(refusing(resource, n))) return { n, body: validBody(resource, n), patch: changingPatch(resource, n) };
+    if (wanted(refusing(resource, n, version))) return { n, body: validBody(resource, n, version), patch: changingPatch(resource, n, version) };
   }
   throw new Error(`${resource.plural}: no change along validBody's series ${what}; make the series reach one`);
 }
 
-/** A change of `resource` that no rule of its own refuses, at or after the n-th body of the series. */
-export function allowedChange(resource: Resource, from = 0): ChangeSample {
-  return sample(resource, (refused) => refused.length === 0, 'is allowed by every rule', from);
+/** A change of `resource` that no rule of its own refuses, at or after the n-th body of the series, in the default version (or `version`). */
+export function allowedChange(resource: Resource, from = 0, version: VersionView = DEFAULT_VERSION): ChangeSample {
+  return sample(resource, (refused) => refused.length === 0, 'is allowed by every rule', from, version);
 }
 
-/** For each rule of `resource`, a change that this rule alone refuses. */
-export function refusedChanges(resource: Resource): { rule: ChangeRule<Stored>; change: ChangeSample }[] {
-  return resource.rules.map((rule) => ({ rule, change: sample(resource, (refused) => refused.length === 1 && refused[0] === rule, `is refused by ${rule.refusal.code} alone`) }));
+/** For each rule of `resource`, a change that this rule alone refuses, in the default version (or `version`). */
+export function refusedChanges(resource: Resource, version: VersionView = DEFAULT_VERSION): { rule: ChangeRule<Stored>; change: ChangeSample }[] {
+  return resource.rules.map((rule) => ({ rule, change: sample(resource, (refused) => refused.length === 1 && refused[0] === rule, `is refused by ${rule.refusal.code} alone`, 0, version) }));
 }
 
-/** A create body of `resource` from which every one of `patches` is a change no rule of its own refuses. */
+/** A create body of `resource` from which every one of `patches` is a change no rule of its own refuses (default version). */
 export function bodyAllowing(resource: Resource, patches: readonly Record<string, unknown>[]): Record<string, unknown> {
   for (let n = 0; n < SEARCHED; n++) {
-    if (patches.every((patch) => refusing(resource, n, patch).length === 0)) return validBody(resource, n);
+    if (patches.every((patch) => refusing(resource, n, DEFAULT_VERSION, patch).length === 0)) return validBody(resource, n);
   }
   throw new Error(`${resource.plural}: no body along validBody's series from which its rules allow ${JSON.stringify(patches)}`);
 }

@@ -31,7 +31,7 @@ export { METRICS_CONTENT_TYPE } from './metrics/exposition.ts';
 export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 /** A family read at scrape time (e.g. a connection pool's state), added with `metrics.registry.register(…)`. */
 export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
-/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes, app.resources))`. */
+/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes, app.resources, app.versions))` (the default version; a fifth argument names another). */
 export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './openapi/document.ts';
 /** Deletes expired events (SVC_EVENTS_RETENTION) in the background of an app: startServer runs it; an embedder of createApp alone starts it (docs/embedding.md). */
 export { type EventRetention, type RetentionOptions, startEventRetention } from './events/retention.ts';

@@ -84,6 +84,8 @@ describe('keys pinned to a version', () => {
       const unknown = await fetch(at(path), { headers: { authorization: 'Bearer svc_not-a-key' } });
       assert.deepEqual([unknown.status, unknown.headers.get('api-version')], [200, FIRST], `${path}, an unknown key`);
     }
+    const document = (await (await fetch(at('/api/openapi.json'), { headers: bearer(pinned.key) })).json()) as { info: Json };
+    assert.equal(document.info['version'], NEWEST, "the document of the key's version");
   });
 
   test('PATCH: every field error at once, in every version; nothing changes', async () => {

@@ -9,7 +9,7 @@ import { createPostgresResourceRepository } from '../../src/postgres/resources.t
 import { products as PRODUCTS } from '../../src/products/resource.ts';
 import type { NewRow, ResourceRepository } from '../../src/resources/repository.ts';
 import type { AnyStored } from '../../src/resources/rows.ts';
-import { repository } from '../support/resources.ts';
+import { repository, toNewest } from '../support/resources.ts';
 import { PRODUCT } from '../ops/support.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { type Answer, databaseOf, errorLines, migratedDatabase, type Nodes, patch, post, rowsOf, send, startNodes } from './support.ts';
@@ -45,7 +45,7 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
 
   const at = '2026-11-23T10:00:00.000Z';
   const insert = (storage: Storage, name: string): Promise<AnyStored> =>
-    storage.transaction((tx) => repository(tx, PRODUCTS).insert({ ...PRODUCT, name, status: 1, createdAt: at, updatedAt: at } as NewRow));
+    storage.transaction((tx) => repository(tx, PRODUCTS).insert({ ...toNewest(PRODUCTS, PRODUCT), name, status: 1, createdAt: at, updatedAt: at } as NewRow));
   const bump = (other: PostgresClient, id: number): Promise<number> =>
     other.run('UPDATE products SET price_in_cents = price_in_cents + 1, version = version + 1 WHERE id = $1', [id]);
   const nameOf = async (client: PostgresClient, id: number): Promise<string> => String((await client.rows('SELECT name FROM products WHERE id = $1', [id]))[0]?.[0]);

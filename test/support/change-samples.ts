@@ -42,10 +42,10 @@ export function refusedChanges(resource: Resource, version: VersionView = DEFAUL
   return resource.rules.map((rule) => ({ rule, change: sample(resource, (refused) => refused.length === 1 && refused[0] === rule, `is refused by ${rule.refusal.code} alone`, 0, version) }));
 }
 
-/** A create body of `resource` from which every one of `patches` is a change no rule of its own refuses (default version). */
-export function bodyAllowing(resource: Resource, patches: readonly Record<string, unknown>[]): Record<string, unknown> {
+/** A create body of `resource` from which every one of `patches` is a change no rule of its own refuses, both in the default version (or `version`). */
+export function bodyAllowing(resource: Resource, patches: readonly Record<string, unknown>[], version: VersionView = DEFAULT_VERSION): Record<string, unknown> {
   for (let n = 0; n < SEARCHED; n++) {
-    if (patches.every((patch) => refusing(resource, n, DEFAULT_VERSION, patch).length === 0)) return validBody(resource, n);
+    if (patches.every((patch) => refusing(resource, n, version, patch).length === 0)) return validBody(resource, n, version);
   }
   throw new Error(`${resource.plural}: no body along validBody's series from which its rules allow ${JSON.stringify(patches)}`);
 }

@@ -31,9 +31,14 @@ export function placesOf(resource: Resource): Place[] {
   });
 }
 
-/** The places that hold text. */
+/** The places that hold free text (a code from a list, such as a currency, is not free text). */
 export function textPlacesOf(resource: Resource): Place[] {
-  return placesOf(resource).filter((place) => place.spec.type === 'text');
+  return placesOf(resource).filter(isFreeText);
+}
+
+/** Whether `place` takes any text within its bounds, rather than one of a list of values. */
+export function isFreeText(place: Place): boolean {
+  return place.spec.type === 'text' && !Object.hasOwn(place.spec.schema, 'enum');
 }
 
 /** The longest text `place` takes, in code points. */

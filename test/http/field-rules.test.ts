@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Field, ScalarField } from '../../src/resources/fields.ts';
 import type { Resource } from '../../src/resources/resource.ts';
-import { ALL_RESOURCES, refusals, validBody, fieldsIn } from '../support/resources.ts';
+import { ALL_RESOURCES, DEFAULT_VERSION, NEWEST_VERSION, refusals, validBody, fieldsIn } from '../support/resources.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // The field rules of docs/api.md end to end, on every field of every resource served (the test
@@ -116,6 +116,18 @@ for (const resource of ALL_RESOURCES) {
       const read = (await (await fetch(`${server.url}${created.headers.get('location')}`)).json()) as Record<string, unknown>;
       const [name, member] = at as [string, string | undefined];
       assert.equal(member === undefined ? read[name] : (read[name] as Record<string, unknown>)[member], kept, at.join('/'));
+    }
+  });
+
+  test(`${resource.plural}: a representation is the description's fields in their order, an object field's members too, in the oldest and the newest version`, async () => {
+    for (const version of [DEFAULT_VERSION, NEWEST_VERSION]) {
+      const headers = { 'api-version': version.id };
+      const body = validBody(resource, 4, version);
+      const created = await postJson(`${server.url}${resource.path}`, body, headers);
+      assert.equal(created.status, 201, version.id);
+      const text = await (await fetch(`${server.url}${created.headers.get('location')}`, { headers })).text();
+      const { id, createdAt, updatedAt } = JSON.parse(text) as Record<string, unknown>;
+      assert.equal(text, JSON.stringify({ id, ...body, createdAt, updatedAt }), version.id);
     }
   });
 

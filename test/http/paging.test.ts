@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { VERSIONS } from '../../src/registry.ts';
 import type { Resource } from '../../src/resources/resource.ts';
 import { assertProblem } from '../support/assertions.ts';
 import { createAt } from '../support/resource-requests.ts';
@@ -58,6 +59,23 @@ for (const [index, resource] of ALL_RESOURCES.entries()) {
     assert.equal(all.link, null);
     assert.equal((await list(`?limit=${COUNT}`)).link, null, 'exactly as many as exist: no next page');
     assert.match((await list(`?limit=${COUNT - 1}`)).link ?? '', LINK);
+  });
+
+  test(`${plural}: every version lists the same pages; where a page is an object, { data, hasMore }, hasMore is true exactly when a Link is sent`, async () => {
+    const seen = new Set<boolean>();
+    for (const { version } of VERSIONS) {
+      for (const query of ['?limit=1', `?limit=${COUNT - 1}`, `?limit=${COUNT}`, '?limit=200']) {
+        const response = await fetch(`${server.url}${path}${query}`, { headers: { 'api-version': version } });
+        const body = (await response.json()) as { id: number }[] | { data: { id: number }[]; hasMore: boolean };
+        const link = response.headers.get('link');
+        const at = `${version} ${query}`;
+        assert.deepEqual((Array.isArray(body) ? body : body.data).map((item) => item.id), (await list(query)).ids, at);
+        if (Array.isArray(body)) continue;
+        assert.deepEqual([Object.keys(body), body.hasMore], [['data', 'hasMore'], link !== null], at);
+        seen.add(body.hasMore);
+      }
+    }
+    assert.deepEqual([...seen].sort(), [false, true], 'some version shows pages as objects, with more to come and without');
   });
 
   test(`${plural}: unknown query parameters are ignored`, async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { VERSIONS } from '../../src/registry.ts';
+import { type OpenStream, openStream } from '../support/event-stream.ts';
 import { followUntil } from '../support/events.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
@@ -17,7 +18,8 @@ const pointers = async (response: Response): Promise<string[]> => ((await respon
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer({ SVC_DEFAULT_CURRENCY: 'CHF' });
+  // Streams in every version at once, live and resumed beside them: more than the default 5 per caller.
+  server = await startTestServer({ SVC_DEFAULT_CURRENCY: 'CHF', SVC_STREAMS_PER_CALLER: '10' });
 });
 after(() => server.stop());
 
@@ -126,3 +128,52 @@ test('one event read in every version: the same id, type and time; its data as t
   assert.deepEqual(newest.data['price'], { amount: 42, currency: 'SEK' });
 });
 
+
+// The Event of product `id`'s creation as `stream` sent it: the message's data, parsed, and its text.
+async function createdOn(stream: OpenStream, id: number): Promise<{ event: Event; text: string }> {
+  for (let count = 1; ; count++) {
+    const messages = await stream.waitFor(count);
+    const text = messages.map((message) => message.data).find((data) => {
+      const event = JSON.parse(data) as Event;
+      return event.type === 'product.created' && event.data['id'] === id;
+    });
+    if (text !== undefined) return { event: JSON.parse(text) as Event, text };
+  }
+}
+
+test('the live stream sends each Event in the reader\'s version, as the feed does: live, and resumed from Last-Event-ID', async () => {
+  const open = (headers: Record<string, string>): Promise<OpenStream[]> => Promise.all(VERSIONS.map(({ version }) => openStream(`${server.url}/api/events`, { 'api-version': version, ...headers })));
+  const idOf = async (made: { id: number }): Promise<string> => {
+    const { events } = await followUntil(server.url, '/api/events', (seen) => seen.some((event) => event.type === 'product.created' && event.data['id'] === made.id));
+    return (events.find((event) => event.type === 'product.created' && event.data['id'] === made.id) as Event).id;
+  };
+  // Recorded before any stream is open: no reader has it in memory, so a stream resumed after it reads the database.
+  const before = await idOf(await create({ name: 'Before the streams', price: { amount: 1, currency: 'EUR' } }));
+  const streams = await open({});
+  try {
+    // Recorded while streams are open: the process's reader keeps it among its recent events.
+    const between = await idOf(await create({ name: 'Between', price: { amount: 2, currency: 'EUR' } }));
+    const { id } = await create({ name: 'Streamed', price: { amount: 77, currency: 'NOK' } });
+    // The feed's bytes of the event in each version: what every stream of that version must send.
+    const feedText = async (version: string): Promise<string> => {
+      const page = (await (await fetch(`${server.url}/api/events?after=${between}&limit=1`, { headers: { 'api-version': version } })).json()) as Event[] | { data: Event[] };
+      return JSON.stringify((Array.isArray(page) ? page : page.data)[0]);
+    };
+    const expected = await Promise.all(VERSIONS.map(({ version }) => feedText(version)));
+    const check = async (opened: OpenStream[], how: string): Promise<void> => {
+      opened.forEach((stream, i) => assert.deepEqual([stream.status, stream.headers['api-version']], [200, VERSIONS[i]?.version], how));
+      const sent = await Promise.all(opened.map((stream) => createdOn(stream, id)));
+      sent.forEach(({ text }, i) => assert.equal(text, expected[i], `${how}, ${VERSIONS[i]?.version}`));
+      const [first, second, last] = sent.map(({ event }) => event.data);
+      assert.deepEqual([first?.['priceInCents'], second?.['priceInCents'], last?.['price']], [77, 77, { amount: 77, currency: 'NOK' }], how);
+    };
+    await check(streams, 'live');
+    for (const [after, how] of [[between, 'resumed from the reader\'s recent events'], [before, 'resumed from the database']] as const) {
+      const resumed = await open({ 'last-event-id': after });
+      streams.push(...resumed);
+      await check(resumed, how);
+    }
+  } finally {
+    for (const stream of streams) stream.close();
+  }
+});

@@ -31,8 +31,8 @@ export function versionTests(run: ConformanceRun): void {
     for (const { key } of operationsOf(run.document)) {
       const { method, pattern, url } = urlOf(run, key);
       for (const version of UNSERVED) {
-        // With the credential the operation needs, and with none: the version is judged first.
-        for (const credential of [run.auth(method), {}]) {
+        // With the credential the operation needs, with none, and with a bad one: the version is judged first.
+        for (const credential of [run.auth(method), {}, { authorization: 'Bearer not-a-credential' }]) {
           const answer = await fetch(url, { method, headers: { ...credential, 'api-version': version } });
           const refused = await run.expectStatus(method, pattern, answer, 400);
           assert.deepEqual([refused['code'], refused['supportedVersions'], answer.headers.get('api-version')], ['unsupported_api_version', served, null], `${key} ${version}`);

@@ -3,14 +3,14 @@ import type { DatabaseSync } from 'node:sqlite';
 import { after, before, test } from 'node:test';
 import { migrate } from '../../src/db/migrate.ts';
 import type { Storage } from '../../src/db/storage.ts';
-import type { Resource } from '../../src/resources/resource.ts';
+import { type ChangeRule, describeResource, type Resource, type Stored } from '../../src/resources/resource.ts';
 import type { AnyStored } from '../../src/resources/rows.ts';
 import { createResourceUseCases, type ResourceUseCases } from '../../src/resources/use-cases.ts';
 import { validatorsOf } from '../../src/resources/validate.ts';
 import type { Precondition } from '../../src/shared/changes.ts';
 import { openDatabase } from '../../src/sqlite/database.ts';
 import { createSqliteStorage } from '../../src/sqlite/storage.ts';
-import { ALL_RESOURCES, changingPatch, GADGETS_TABLE, refusals, repository, validBody, NEWEST_VERSION } from '../support/resources.ts';
+import { ALL_RESOURCES, changingPatch, GADGETS, GADGETS_TABLE, refusals, repository, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
 // The use cases' rules shared by every resource, on real storage: a migrated in-memory SQLite
 // database (with the test resource's table), its repositories and its write transactions, as the
@@ -116,3 +116,22 @@ for (const resource of ALL_RESOURCES) {
     }
   });
 }
+
+// The test resource with a rule of its own: what the use cases do with any resource's rules.
+const heavier: ChangeRule<Stored<typeof GADGETS.fields>> = {
+  refusal: { code: 'heavier', status: 409, detail: 'A gadget never gets heavier.' },
+  says: 'A gadget never gets heavier.',
+  breaks: (current, next) => next.weightGrams > current.weightGrams,
+};
+const RULED = describeResource({ ...GADGETS, rules: [heavier] });
+
+test('a change a rule of the resource breaks is refused with the rule\'s refusal, and writes nothing; one it allows is made', async () => {
+  const useCases = useCasesOf(RULED);
+  const stored = await store(RULED, 5);
+  const heavy = { weightGrams: (stored['weightGrams'] as number) + 1 };
+  assert.deepEqual(await storage.transaction((tx) => useCases.change(tx, stored.id, heavy, always)), { kind: 'refused', refusal: heavier.refusal });
+  assert.deepEqual(await repository(storage, RULED).findById(stored.id), stored, 'nothing written');
+  const light = { weightGrams: (stored['weightGrams'] as number) - 1 };
+  const outcome = await storage.transaction((tx) => useCases.change(tx, stored.id, light, always));
+  assert.equal(outcome.kind, 'changed');
+});

@@ -20,7 +20,7 @@ import { METRICS_MODE, useBuild } from './lib/servers.js';
 import { runCompare } from './scenarios/compare.js';
 import { plannedTurns, runPeers } from './scenarios/peers.js';
 import { contendersTable, cpuTable, credentialsTable, peersBaselineTable, targetsTable } from './scenarios/peers-report.js';
-import { baselineTable, compareTable, compareTargets, metricsTable } from './scenarios/compare-report.js';
+import { baselineTable, compareTable, compareTargets, createTargets, metricsTable, newestTable } from './scenarios/compare-report.js';
 import { postgresVersion, runPostgres } from './scenarios/postgres.js';
 import { postgresTable, postgresTargets } from './scenarios/postgres-report.js';
 import { runScale, scaleTable, scaleTargets } from './scenarios/scale.js';
@@ -138,9 +138,13 @@ try {
   if (options.only.has('compare')) {
     sections.push(await part(async () => {
       const results = await runCompare(context);
+      const before = baseline
+        ? `### Before and after: ours against ${baseline.build.ref} (${baseline.build.commit})\n\n${baselineTable(results)}`
+        : '### Before and after\n\n_No baseline ran (BENCH_BASELINE unset)._';
       return [
         `## Side by side (1,000 products)\n\n${compareTable(results)}\n\nTargets:\n${compareTargets(results)}`,
-        ...(baseline ? [`### Before and after: ours against ${baseline.build.ref} (${baseline.build.commit})\n\n${baselineTable(results)}`] : []),
+        `### The newest API version against the default (ours, the same build)\n\n${newestTable(results)}`,
+        `${before}\n\nTargets (issue 32, paired CPU per create):\n${createTargets(results, baseline?.build.ref)}`,
         ...(METRICS_MODE === 'both' ? [`### What metrics cost (ours, metrics on against off)\n\n${metricsTable(results)}`] : []),
       ].join('\n\n');
     }));

@@ -2,7 +2,7 @@
 // auth mode, CPU per request in the issue's layout, the targets beside the measured ratios, what
 // credentials cost (issues 17 and 18), and before/after with BENCH_BASELINE. CPU ratios are paired.
 import { AUTH_LABEL, AUTH_MODES } from '../lib/credentials.js';
-import { fixed, markdownTable, paired, pairedText } from '../lib/stats.js';
+import { fixed, markdownTable, paired, pairedText, verdict } from '../lib/stats.js';
 import { BASELINE, FASTIFY, HANDWRITTEN, nameOf, OURS, REFERENCE } from './peers.js';
 
 const ENDPOINT_LABEL = { ping: 'ping', list: 'list 50', create: 'create' };
@@ -22,16 +22,6 @@ const TARGETS = [
 
 const targetOf = (engine, endpoint, peer) => TARGETS.find(([e, p, who]) => e === engine && p === endpoint && who === peer)?.[3];
 const modesIn = (byName) => AUTH_MODES.filter((mode) => WHO.some((who) => byName.has(nameOf(who, mode))));
-
-// Judged on the figures as printed (two decimals), so a printed 0.90× meets a goal of 0.90×.
-const shown = (value) => Math.round(value * 100) / 100;
-
-/** met (every round), met in the median, or MISSED, for a paired ratio against a goal. */
-export function verdict(p, goal) {
-  if (!Number.isFinite(p.median)) return 'not measured';
-  if (shown(p.min) >= goal) return 'met';
-  return shown(p.median) >= goal ? 'met in the median' : 'MISSED';
-}
 
 // The reference server has one row, with auth off, which every mode of ours is divided by.
 const peerName = (peer, mode) => (peer === REFERENCE ? REFERENCE : nameOf(peer, mode));

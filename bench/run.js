@@ -2,14 +2,15 @@
 // Env: BENCH_QUICK=1 (smoke run), BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS,
 // BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers,postgres, BENCH_ENDPOINTS=ping,list,create,
 // BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts),
-// BENCH_BASELINE=<git ref> (adds "ours (baseline)", built from that commit), BENCH_METRICS=off|on|both,
+// BENCH_BASELINE=<git ref> ("ours (baseline)", built from that commit; unset: lib/baseline.js's
+// DEFAULT_BASELINE; `none`: no baseline), BENCH_METRICS=off|on|both,
 // and for the peers scenario (issue 19): BENCH_AUTH=off,keys,jwt, BENCH_ENGINES=sqlite,postgres, BENCH_JWT_ALG.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPostgres } from '../test/support/postgres-binaries.ts';
-import { baselineBuild } from './lib/baseline.js';
+import { baselineBuild, baselineRef } from './lib/baseline.js';
 import { AUTH_MODES, benchCredentials, seedKeysSqlite } from './lib/credentials.js';
 import { seededDatabase } from './lib/database.js';
 import { loadMark, loadSince, machineReport, sampleLoad } from './lib/machine.js';
@@ -57,7 +58,7 @@ const options = {
   ours: process.env.BENCH_OURS === 'sources' ? 'sources' : 'installed',
   endpoints: new Set((process.env.BENCH_ENDPOINTS ?? 'ping,list,create').split(',').map((s) => s.trim())),
   only: new Set((process.env.BENCH_ONLY ?? 'compare,scale,workers,postgres').split(',').map((s) => s.trim())),
-  baseline: process.env.BENCH_BASELINE || undefined,
+  baseline: baselineRef(process.env.BENCH_BASELINE),
   // The peers scenario: which auth modes (in this order in every round) and which engines.
   auth: AUTH_MODES.filter((mode) => listFromEnv('BENCH_AUTH', AUTH_MODES.join(','), AUTH_MODES).includes(mode)),
   engines: new Set(listFromEnv('BENCH_ENGINES', 'sqlite,postgres', ['sqlite', 'postgres'])),
@@ -140,7 +141,7 @@ try {
       const results = await runCompare(context);
       const before = baseline
         ? `### Before and after: ours against ${baseline.build.ref} (${baseline.build.commit})\n\n${baselineTable(results)}`
-        : '### Before and after\n\n_No baseline ran (BENCH_BASELINE unset)._';
+        : '### Before and after\n\n_No baseline ran (BENCH_BASELINE=none)._';
       return [
         `## Side by side (1,000 products)\n\n${compareTable(results)}\n\nTargets:\n${compareTargets(results)}`,
         `### The newest API version against the default (ours, the same build)\n\n${newestTable(results)}`,

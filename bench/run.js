@@ -18,8 +18,8 @@ import { installBuild, sourcesBuild } from './lib/install.js';
 import { BENCH, ROOT } from './lib/paths.js';
 import { killAll } from './lib/processes.js';
 import { METRICS_MODE, useBuild } from './lib/servers.js';
-import { runCompare } from './scenarios/compare.js';
-import { plannedTurns, runPeers } from './scenarios/peers.js';
+import { NEWEST, runCompare } from './scenarios/compare.js';
+import { nameOf, OURS, plannedTurns, runPeers } from './scenarios/peers.js';
 import { contendersTable, cpuTable, credentialsTable, peersBaselineTable, targetsTable } from './scenarios/peers-report.js';
 import { baselineTable, compareTable, compareTargets, createTargets, metricsTable, newestTable } from './scenarios/compare-report.js';
 import { postgresVersion, runPostgres } from './scenarios/postgres.js';
@@ -87,9 +87,12 @@ async function peersSection(context) {
   for (const [engine, byEndpoint] of Object.entries(results)) {
     parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issues 19 and 26):\n\n${targetsTable(engine, byEndpoint)}`,
       `What credentials cost:\n\n${credentialsTable(byEndpoint)}`);
+    if (Object.values(byEndpoint).some((byName) => byName.has(nameOf(NEWEST, 'off')))) {
+      parts.push(`The newest API version against the default (ours, auth off):\n\n${newestTable(byEndpoint, nameOf(OURS, 'off'), nameOf(NEWEST, 'off'))}`);
+    }
     if (context.baseline) {
       const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, not this build's: auth off only)`;
-      parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint)}`);
+      parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint, context.baseline.build.ref)}`);
     }
   }
   const notes = skipped.length === 0 ? '' : `\n\nNot run:\n${[...new Set(skipped)].map((line) => `- ${line}`).join('\n')}`;

@@ -12,8 +12,14 @@ const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durabi
 const NEWEST_GOAL = 1.1;
 // Issue 32: a create with events gives at least 0.9× the creates per CPU second of the build before
 // them (b433c7c), and at least 1.5× Fastify's.
-const OUTBOX_GOAL = 0.9;
-const CREATE_FASTIFY_GOAL = 1.5;
+export const OUTBOX_GOAL = 0.9;
+export const CREATE_FASTIFY_GOAL = 1.5;
+
+/** Issue 32's line for the outbox: the baseline's CPU per create ÷ ours (`then` ÷ `now`) against OUTBOX_GOAL. */
+export function outboxLine(now, then, ref, label = 'create') {
+  const p = paired(then, now);
+  return `- ${verdict(p, OUTBOX_GOAL)}: ${label}: HEAD ≥ ${OUTBOX_GOAL}× ${ref}'s throughput per CPU (i.e. CPU per create ≤ 1/${OUTBOX_GOAL} of ${ref}'s): CPU/req ${ref} ÷ HEAD ${pairedText(p)}; HEAD ÷ ${ref} ${pairedText(paired(now, then))}`;
+}
 
 /** The markdown table of the comparison. */
 export function compareTable(results) {
@@ -66,12 +72,13 @@ export function compareTargets(results) {
 /**
  * The newest API version (its requests send Api-Version) against the default, the same build in
  * adjacent turns, per endpoint: CPU per request and req/s, paired, then the target of issue 31.
+ * The peers part names the two `ours, off` and `ours, newest version, off`.
  */
-export function newestTable(results) {
+export function newestTable(results, standardName = 'ours', newestName = NEWEST) {
   const rows = [];
   const lines = [];
   for (const [endpoint, byName] of Object.entries(results)) {
-    const [standard, newest] = [byName.get('ours'), byName.get(NEWEST)];
+    const [standard, newest] = [byName.get(standardName), byName.get(newestName)];
     if (standard === undefined || newest === undefined) continue;
     const cpu = paired(newest, standard);
     rows.push([endpoint, fixed(standard.cpuUs), fixed(newest.cpuUs), pairedText(cpu), pairedText(paired(newest, standard, 'rps'))]);
@@ -89,13 +96,9 @@ export function createTargets(results, ref) {
   const create = results.create;
   if (create === undefined) return '- not measured: create (BENCH_ENDPOINTS has no create)';
   const [now, then, peer] = [create.get('ours'), create.get(BASELINE), create.get('Fastify')];
-  const lines = [];
-  const outbox = `create: HEAD ≥ ${OUTBOX_GOAL}× ${ref ?? 'the baseline'}'s throughput per CPU (i.e. CPU per create ≤ 1/${OUTBOX_GOAL} of ${ref ?? 'the baseline'}'s)`;
-  if (then === undefined) lines.push(`- not measured: ${outbox} (no baseline ran: BENCH_BASELINE=none)`);
-  else {
-    const p = paired(then, now);
-    lines.push(`- ${verdict(p, OUTBOX_GOAL)}: ${outbox}: CPU/req ${ref} ÷ HEAD ${pairedText(p)}; HEAD ÷ ${ref} ${pairedText(paired(now, then))}`);
-  }
+  const lines = [then === undefined
+    ? `- not measured: create: HEAD ≥ ${OUTBOX_GOAL}× the baseline's throughput per CPU (no baseline ran: BENCH_BASELINE=none)`
+    : outboxLine(now, then, ref)];
   const p = paired(peer, now);
   lines.push(`- ${verdict(p, CREATE_FASTIFY_GOAL)}: create ≥ ${CREATE_FASTIFY_GOAL}× Fastify (CPU/req Fastify ÷ ours ${pairedText(p)})`);
   return lines.join('\n');

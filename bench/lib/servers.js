@@ -97,8 +97,11 @@ export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline
   };
 }
 
-/** The service itself, as an operator runs it: bin/serve.js of `build` at its default durability. */
-export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, metrics = METRICS_MODE === 'on', build = oursBuild, extraEnv = {} } = {}) {
+/**
+ * The service itself, as an operator runs it: bin/serve.js of `build` at its default durability.
+ * With `apiVersion`, its requests ask for that API version (lib/requests.js, requestFor).
+ */
+export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, metrics = METRICS_MODE === 'on', build = oursBuild, extraEnv = {}, apiVersion } = {}) {
   return {
     name: name ?? (logs ? 'ours, logs on' : 'ours'),
     args: [build.serve],
@@ -113,5 +116,6 @@ export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU
     cpus,
     cwd: dir,
     schemaVersion: build.schemaVersion,
+    apiVersion,
   };
 }

@@ -88,9 +88,9 @@ test('the events of one change read in every version, each in its own shape', as
 });
 
 test('a webhook pinned to the fourth version gets its deliveries in it, from deliveries started with the app\'s versions', async () => {
-  const receiver = await startReceiver();
   const config = loadConfig({ ...app.database.env, ...PRIVATE_TARGETS });
   const deliveries = startWebhookDeliveries({ db: app.db, config, resources: app.app.resources, versions: app.app.versions });
+  const receiver = await startReceiver();
   try {
     const hook = await postJson(`${app.url}/api/webhooks`, { url: receiver.url, events: ['gadget.created'], apiVersion: NEXT }, { 'api-version': NEXT });
     assert.equal(hook.status, 201, await hook.clone().text());

@@ -13,7 +13,11 @@ type Json = Record<string, unknown>;
 // Receivers on 127.0.0.1; no automatic retry within a test (a retry is asked for when a test wants one).
 const ENV = { SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_RETRY_SCHEDULE: '1h' };
 
-const pointers = async (response: Response): Promise<string[]> => ((await response.json()) as { errors: Json[] }).errors.map((error) => `${error['pointer']} ${error['code']}`);
+// A 422's field errors, as `pointer code`.
+const pointers = async (response: Response): Promise<string[]> => {
+  assert.equal(response.status, 422, await response.clone().text());
+  return ((await response.json()) as { errors: Json[] }).errors.map((error) => `${error['pointer']} ${error['code']}`);
+};
 const idOf = (received: Received): string => String(received.headers['webhook-id']);
 
 describe('a webhook\'s apiVersion in POST and PATCH', () => {
@@ -38,10 +42,10 @@ describe('a webhook\'s apiVersion in POST and PATCH', () => {
     assert.equal(((await (await read(webhook['id'], LISTS)).json()) as Json)['apiVersion'], FIRST);
     const before = await server.database.countRows('webhooks');
     const refused = await create({ ...HOOK, apiVersion: NEWEST }, FIRST);
-    assert.deepEqual([refused.status, await pointers(refused)], [422, ['/apiVersion unknown_field']]);
+    assert.deepEqual(await pointers(refused), ['/apiVersion unknown_field']);
     assert.equal(await server.database.countRows('webhooks'), before);
     const unknown = await patch(webhook['id'], { apiVersion: NEWEST, status: 5 });
-    assert.deepEqual([unknown.status, await pointers(unknown)], [422, ['/status invalid_enum', '/apiVersion unknown_field']]);
+    assert.deepEqual(await pointers(unknown), ['/status invalid_enum', '/apiVersion unknown_field']);
     assert.equal(((await (await read(webhook['id'], LISTS)).json()) as Json)['apiVersion'], FIRST, 'nothing changed');
   });
 
@@ -56,7 +60,6 @@ describe('a webhook\'s apiVersion in POST and PATCH', () => {
     const before = await server.database.countRows('webhooks');
     for (const [apiVersion, code] of [['2026-11-22', 'invalid_enum'], ['latest', 'invalid_enum'], [20261205, 'type'], [null, 'type']] as const) {
       const refused = await create({ url: 'ftp://x', apiVersion }, NEWEST);
-      assert.equal(refused.status, 422);
       assert.deepEqual(await pointers(refused), ['/url invalid_url', `/apiVersion ${code}`], String(apiVersion));
     }
     assert.equal(await server.database.countRows('webhooks'), before);
@@ -70,7 +73,7 @@ describe('a webhook\'s apiVersion in POST and PATCH', () => {
       [{ apiVersion: null }, ['/apiVersion type']],
     ] as const) {
       const refused = await patch(id, body, { 'api-version': LISTS });
-      assert.deepEqual([refused.status, await pointers(refused)], [422, expected], JSON.stringify(body));
+      assert.deepEqual(await pointers(refused), expected, JSON.stringify(body));
     }
     assert.deepEqual([(await read(id, FIRST)).headers.get('etag'), (await read(id, LISTS)).headers.get('etag')], ['"1"', '"1.1"']);
     const moved = await patch(id, { apiVersion: NEWEST }, { 'api-version': LISTS, 'if-match': '"1.1"' });

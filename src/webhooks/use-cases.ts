@@ -1,11 +1,11 @@
 import type { Repositories } from '../db/storage.ts';
 import type { EventRepository } from '../events/repository.ts';
-import { type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
+import { type ChangeableRepository, type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
 import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
 import type { ApiVersions } from '../versions/api-versions.ts';
 import { type Delivery, type DeliveryStatus, type NewWebhook, type Webhook, type WebhookPatch, WebhookStatus } from './model.ts';
-import type { DeliveryRepository, WebhookRepository } from './repository.ts';
 import { webhookAt } from './pinned-version.ts';
+import type { DeliveryRepository, WebhookRepository } from './repository.ts';
 import { newWebhookSecret } from './signature.ts';
 
 /** A webhook just made or rotated, and its secret, shown in that answer only. */
@@ -83,9 +83,18 @@ async function restart(tx: Repositories, webhookId: number, eventId: string, at:
 /** `webhooks` and `deliveries` serve reads outside transactions; `rules` say how long deliveries are kept, and the clock. */
 export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: DeliveryRepository, rules: WebhookRules): WebhookUseCases {
   const now = rules.now ?? (() => new Date());
-  // Every webhook read is seen as it stands now, so its preconditions compare with the tag it shows.
-  const standing = (webhook: Webhook | undefined): Webhook | undefined => (webhook === undefined ? undefined : webhookAt(webhook, rules.versions, now().getTime()));
-  const forUpdate = async (tx: Repositories, id: number): Promise<Webhook | undefined> => standing(await tx.webhooks.findForUpdate(id));
+  // Every webhook read is seen as it stands now (its version past its sunset: webhookAt), so its
+  // preconditions compare with the tag it shows, and a change stores the version it shows.
+  const standing = (webhook: Webhook): Webhook => webhookAt(webhook, rules.versions, now().getTime());
+  const found = async (read: Promise<Webhook | undefined>): Promise<Webhook | undefined> => {
+    const webhook = await read;
+    return webhook === undefined ? undefined : standing(webhook);
+  };
+  const standingIn = (tx: Repositories): ChangeableRepository<Webhook> => ({
+    findForUpdate: (id) => found(tx.webhooks.findForUpdate(id)),
+    update: (webhook) => tx.webhooks.update(webhook),
+    remove: (id) => tx.webhooks.remove(id),
+  });
   return {
     async create(tx, input) {
       const at = now().toISOString();
@@ -93,10 +102,10 @@ export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: D
       const webhook = await tx.webhooks.insert({ ...input, secret, previousSecret: null, previousSecretUntil: null, createdAt: at, updatedAt: at });
       return { webhook, secret };
     },
-    get: async (id) => standing(await webhooks.findById(id)),
-    list: (request) => pageOf(request, async (limit) => (await webhooks.listBefore(request.beforeId, limit)).map((webhook) => standing(webhook) as Webhook)),
+    get: (id) => found(webhooks.findById(id)),
+    list: (request) => pageOf(request, async (limit) => (await webhooks.listBefore(request.beforeId, limit)).map(standing)),
     async change(tx, id, patch, precondition) {
-      const current = await forUpdate(tx, id);
+      const current = await standingIn(tx).findForUpdate(id);
       if (current === undefined) return { kind: 'not_found' };
       if (!precondition(current.version)) return { kind: 'precondition_failed' };
       const next: Webhook = { ...current, ...patch };
@@ -108,10 +117,9 @@ export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: D
       await followStatus(tx, current, changed, at.getTime());
       return { kind: 'changed', resource: changed };
     },
-    remove: (tx, id, precondition) =>
-      removeVersioned({ findForUpdate: (webhookId) => forUpdate(tx, webhookId), update: (webhook) => tx.webhooks.update(webhook), remove: (webhookId) => tx.webhooks.remove(webhookId) }, id, precondition),
+    remove: (tx, id, precondition) => removeVersioned(standingIn(tx), id, precondition),
     async rotate(tx, id, keepSeconds, precondition) {
-      const current = await forUpdate(tx, id);
+      const current = await standingIn(tx).findForUpdate(id);
       if (current === undefined) return { kind: 'not_found' };
       if (!precondition(current.version)) return { kind: 'precondition_failed' };
       const at = now();

@@ -117,12 +117,10 @@ export function createApp(options: AppOptions): App {
   for (const resource of resources) addResourceRoutes(router, resource, createResourceUseCases(resource, repositoryOf(storage.resources, resource)), writes, upgrades);
   const typesOf = (query: URLSearchParams) => parseTypes(catalogue, query.get('type'));
   addEventRoutes(router, createEventUseCases(storage.events), catalogue, liveStreamHandler({ feed: live.feed, events: storage.events, typesOf }));
-  if (config.auth === 'keys') {
-    const servedVersions = (): string[] => versions.servedAt().map((view) => view.id);
-    addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, { remember: (apiKey) => ownCheck?.remember?.(apiKey), servedVersions });
-  }
-  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db), onRemoved: () => removedFrom(db) };
-  const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs };
+  const servedVersions = (): string[] => versions.servedAt().map((view) => view.id);
+  if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, { remember: (apiKey) => ownCheck?.remember?.(apiKey), servedVersions });
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db), onRemoved: () => removedFrom(db), servedVersions };
+  const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs, versions };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries, webhookRules), writes, webhookOptions);
   addVersionRoutes(router, versions, config.versions.defaultVersion);
   addOpenApiRoutes(router, config, resources, versions);

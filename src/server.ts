@@ -186,7 +186,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       await stopListening(server);
       throw error;
     });
-    const deliveries = startWebhookDeliveries({ db, config, logger, metrics, resources: app.resources });
+    const deliveries = startWebhookDeliveries({ db, config, logger, metrics, resources: app.resources, versions: app.versions });
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= Promise.all([shutdown(server, app, config.shutdownTimeoutMs), deliveries.stop(config.shutdownTimeoutMs)])

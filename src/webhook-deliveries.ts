@@ -8,7 +8,7 @@ import { callbackMetric } from './metrics/registry.ts';
 import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { RESOURCES, VERSIONS } from './registry.ts';
-import { buildVersions } from './versions/api-versions.ts';
+import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
 import type { Resource } from './resources/resource.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
 import { startDeliveryRetention } from './webhooks/retention.ts';
@@ -23,6 +23,11 @@ export interface WebhookDeliveriesOptions {
   metrics?: ServiceMetrics | null;
   /** The resources the app serves (its `resources` option): how their events are presented. src/registry.ts's by default. */
   resources?: readonly Resource[];
+  /**
+   * The API versions the app serves (its `versions`): what each delivery is made in. By default src/registry.ts's,
+   * with the sunsets of `config`.
+   */
+  versions?: ApiVersions;
 }
 
 /** Running deliveries. */
@@ -62,7 +67,7 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
   const deliverer = startDeliverer({
     storage,
     catalogue: eventCatalogue(resources),
-    versions: buildVersions(VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt }),
+    versions: options.versions ?? buildVersions(VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt }),
     settings: config.webhooks,
     logger,
     onAttempt: (outcome) => count?.(outcome),

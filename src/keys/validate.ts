@@ -1,6 +1,7 @@
 import { type Scope, SCOPE_NAMES, scopeNamed } from '../callers/scopes.ts';
 import { parseDateTime } from '../shared/date-time.ts';
 import { type FieldError, type FieldRule, type Fields, fieldError, nameRule, validateCreate, validatePatch, type Validated } from '../shared/validation.ts';
+import { pinRule, type PinRules } from '../versions/pins.ts';
 import type { ApiKeyPatch, NewApiKey } from './model.ts';
 
 // The latest expiry accepted: later instants have no RFC 3339 text (a year of five digits).
@@ -19,14 +20,7 @@ interface Body {
 }
 
 /** What the version a key pins is checked against, and what a create that names none pins. */
-export interface KeyVersionRules {
-  /** The versions served now (past their sunset excluded), newest first: the only ones a key may pin. */
-  served: readonly string[];
-  /** What a create that names no `apiVersion` pins: the request's version (bin/keys.js: SVC_API_VERSION). */
-  defaultVersion: string;
-  /** Whether a create may name `apiVersion`: the request's version has the member (before it, `unknown_field`). */
-  pinnable: boolean;
-}
+export type KeyVersionRules = PinRules;
 
 function elementError(field: string, index: number, code: string, detail: string): FieldError {
   return { pointer: `/${field}/${index}`, code, detail };
@@ -68,23 +62,13 @@ function expiryRule(now: number): FieldRule<Expiry> {
   };
 }
 
-// A version served now, by its id: anything else a string names is invalid_enum, any other value a type error.
-function versionRule(served: readonly string[]): FieldRule<string> {
-  return (value, field, errors) => {
-    if (typeof value === 'string' && served.includes(value)) return value;
-    const code = typeof value === 'string' ? 'invalid_enum' : 'type';
-    errors.push(fieldError(field, code, `${field} must be a version served: one of ${served.join(', ')}`));
-    return '';
-  };
-}
-
 /** Checks a create-key body (docs/api.md, API keys) as of `now`, reporting every field error at once. */
 export function validateNewApiKey(body: unknown, now: Date, versions: KeyVersionRules): Validated<NewApiKey> {
   const { apiVersion, ...older }: Fields<Body> = {
     name: { rule: nameRule, required: true },
     scopes: { rule: scopesRule, required: true },
     expiresAt: { rule: expiryRule(now.getTime()), required: false },
-    apiVersion: { rule: versionRule(versions.served), required: false },
+    apiVersion: { rule: pinRule(versions.served), required: false },
   };
   const result = versions.pinnable ? validateCreate(body, { ...older, apiVersion }) : validateCreate<Omit<Body, 'apiVersion'>>(body, older);
   if (!result.ok) return result;
@@ -98,7 +82,7 @@ export function validateNewApiKey(body: unknown, now: Date, versions: KeyVersion
  * optional, in every version (a key pinned to an old version is moved by a request of that version).
  */
 export function validateApiKeyPatch(body: unknown, served: readonly string[]): Validated<ApiKeyPatch> {
-  const fields: Fields<Required<ApiKeyPatch>> = { name: { rule: nameRule, required: false }, apiVersion: { rule: versionRule(served), required: false } };
+  const fields: Fields<Required<ApiKeyPatch>> = { name: { rule: nameRule, required: false }, apiVersion: { rule: pinRule(served), required: false } };
   const result = validatePatch(body, fields);
   if (!result.ok) return result;
   const patch: ApiKeyPatch = {};

@@ -40,17 +40,17 @@ const EXAMPLE_NOW = new Date('2026-11-22T09:30:00.000Z');
 // The event types a webhook example may name: none of them is valid twice, whatever the resources.
 const NO_EVENTS = { names: [], typeNamed: () => 1 };
 
-// A key's body as the first version takes it (no apiVersion member); the examples name no version.
-const FIRST_VERSION_KEY = { served: [], defaultVersion: '', pinnable: false };
+// A key's or a webhook's body as the first version takes it (no apiVersion member); the examples name no version.
+const FIRST_VERSION_PIN = { served: [], defaultVersion: '', pinnable: false };
 
 // Field errors of each body, made by the service's own validators so the examples cannot drift.
 const INVALID_BODIES: Readonly<Record<string, Partial<Record<OperationKind, () => Validated<unknown>>>>> = {
   webhooks: {
-    create: () => validateNewWebhook({ url: 'ftp://hooks.example.com/', events: ['example.created', 'example.created'] }, { allowPrivate: false, events: NO_EVENTS }),
-    change: () => validateWebhookPatch({ url: null, status: 3 }, { allowPrivate: false, events: NO_EVENTS }),
+    create: () => validateNewWebhook({ url: 'ftp://hooks.example.com/', events: ['example.created', 'example.created'] }, { allowPrivate: false, events: NO_EVENTS }, FIRST_VERSION_PIN),
+    change: () => validateWebhookPatch({ url: null, status: 3 }, { allowPrivate: false, events: NO_EVENTS }, FIRST_VERSION_PIN),
   },
   keys: {
-    create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW, FIRST_VERSION_KEY),
+    create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW, FIRST_VERSION_PIN),
     change: () => validateApiKeyPatch({ name: null, scopes: ['admin'] }, []),
   },
 };

@@ -6,9 +6,9 @@ import { claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, dueFromRow } from '.
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
 
-// What a claim reads: the delivery, its copy of the event, and where and with what to send it.
+// What a claim reads: the delivery, its copy of the event, where and with what to send it, and in which version.
 const CLAIM_COLUMNS =
-  'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until';
+  'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until, d.api_version';
 // A delivery a claim may take at a time (bound twice): pending, due, and held by no unexpired lease.
 const DUE_NOW = 'd.status = 1 AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)';
 

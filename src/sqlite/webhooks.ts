@@ -9,10 +9,11 @@ type Row = readonly SQLOutputValue[];
 /** A WebhookRepository on node:sqlite; statements are prepared once. */
 export function createSqliteWebhookRepository(db: DatabaseSync): WebhookRepository {
   const insert = db.prepare(
-    'INSERT INTO webhooks (url, event_mask, status, secret, previous_secret, previous_secret_until, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO webhooks (url, event_mask, status, secret, previous_secret, previous_secret_until, created_at, updated_at, api_version)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const update = db.prepare(
-    'UPDATE webhooks SET url = ?, event_mask = ?, status = ?, secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?, version = ? WHERE id = ?',
+    'UPDATE webhooks SET url = ?, event_mask = ?, status = ?, secret = ?, previous_secret = ?, previous_secret_until = ?, updated_at = ?, version = ?, api_version = ? WHERE id = ?',
   );
   // Deleted at once, disabled with it (nothing is claimed or fanned out to it); retention removes its log, then the row.
   const remove = db.prepare(`UPDATE webhooks SET deleted = 1, status = ${WebhookStatus.disabled}, version = version + 1 WHERE id = ? AND deleted = 0`);
@@ -28,7 +29,7 @@ export function createSqliteWebhookRepository(db: DatabaseSync): WebhookReposito
     async insert(webhook) {
       const result = insert.run(
         webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret,
-        webhook.previousSecret, webhook.previousSecretUntil, webhook.createdAt, webhook.updatedAt,
+        webhook.previousSecret, webhook.previousSecretUntil, webhook.createdAt, webhook.updatedAt, webhook.apiVersion,
       );
       return { id: Number(result.lastInsertRowid), ...webhook, version: 1 };
     },
@@ -38,7 +39,7 @@ export function createSqliteWebhookRepository(db: DatabaseSync): WebhookReposito
     async update(webhook) {
       update.run(
         webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret,
-        webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.id,
+        webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.apiVersion, webhook.id,
       );
     },
     async remove(id) {

@@ -3,6 +3,7 @@ import type { EventCatalogue } from '../events/catalogue.ts';
 import type { ApiVersions, VersionView } from '../versions/api-versions.ts';
 import type { Logger } from '../log/logger.ts';
 import { type AttemptRecord, type ClaimedDelivery, DeliveryStatus } from './model.ts';
+import { versionInForce } from './pinned-version.ts';
 import { nextAttemptDelayMs } from './schedule.ts';
 import { type AttemptResult, sendWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
@@ -26,11 +27,15 @@ export interface AttemptDeps {
   onStorageError(error: Error): void;
 }
 
-/** The headers of one attempt (Standard Webhooks v1): this attempt's timestamp, signed with every current secret. */
-export function attemptHeaders(delivery: ClaimedDelivery, body: string, nowMs: number): Record<string, string> {
+/**
+ * The headers of one attempt (Standard Webhooks v1): this attempt's timestamp, signed with every current
+ * secret, and the API version the body is made in.
+ */
+export function attemptHeaders(delivery: ClaimedDelivery, body: string, nowMs: number, apiVersion: string): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   return {
     'content-type': 'application/json',
+    'api-version': apiVersion,
     'webhook-id': delivery.event.id,
     'webhook-timestamp': String(timestamp),
     'webhook-signature': signatureHeader(delivery.secrets, delivery.event.id, timestamp, body),
@@ -55,17 +60,21 @@ export function outcomeOf(delivery: ClaimedDelivery, result: AttemptResult, at: 
   return { outcome: 'retried', record: { ...base, status: DeliveryStatus.pending, nextAttemptAt: at + delay } };
 }
 
-/** The version a delivery is made in: its webhook's when its event was recorded (the first version for deliveries from before versions existed). */
+/**
+ * The version a delivery is made in: its webhook's when its event was recorded, as the delivery keeps it,
+ * judged at the event's time (a version past its sunset by then stands for the oldest served then), so
+ * every attempt sends the same bytes.
+ */
 export function versionOfDelivery(versions: ApiVersions, delivery: ClaimedDelivery): VersionView {
-  const first = versions.all[0] as VersionView;
-  return versions.all.find((view) => view.id === delivery.apiVersion) ?? first;
+  return versionInForce(versions, delivery.apiVersion, Date.parse(delivery.event.createdAt));
 }
 
 /** Sends one claimed delivery (the same bytes every time), logs a failure, and records the outcome under its claim; resolves to the outcome. */
 export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptOutcome> {
   const { settings } = deps;
-  const body = deps.catalogue.json(delivery.event, versionOfDelivery(deps.versions, delivery));
-  const headers = attemptHeaders(delivery, body, Date.now());
+  const version = versionOfDelivery(deps.versions, delivery);
+  const body = deps.catalogue.json(delivery.event, version);
+  const headers = attemptHeaders(delivery, body, Date.now(), version.id);
   const result = await deps.send({ url: new URL(delivery.url), headers, body, timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   const { record, outcome } = outcomeOf(delivery, result, Date.now(), settings.retryScheduleMs);
   deps.onAttempt?.(outcome);

@@ -10,9 +10,10 @@ export type WebhookView = {
   status: WebhookStatus;
   createdAt: string;
   updatedAt: string;
+  apiVersion: string;
 };
 
-/** The Webhook representation: exactly these members, in this order. */
+/** The Webhook representation: exactly these members, in this order (a member a version adds goes last). */
 export function presentWebhook(webhook: Webhook, nameOf: EventTypeName): WebhookView {
   return {
     id: webhook.id,
@@ -21,6 +22,7 @@ export function presentWebhook(webhook: Webhook, nameOf: EventTypeName): Webhook
     status: webhook.status,
     createdAt: webhook.createdAt,
     updatedAt: webhook.updatedAt,
+    apiVersion: webhook.apiVersion,
   };
 }
 

@@ -8,6 +8,7 @@ import { listReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/
 import { created, type Handler, ok, parseId, type RequestContext } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { VersionView } from '../versions/api-versions.ts';
+import type { PinRules } from '../versions/pins.ts';
 import { checkBodyHeaders, readValidated, validationFailed, type WriteDeps } from '../http/write-input.ts';
 import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
 import { EXPIRED_EVENT_DETAIL, presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
@@ -38,13 +39,20 @@ export interface WebhookRouteOptions extends WebhookRules {
   onDue(): void;
   /** Called after a webhook was deleted: its log is to be removed, in steps. */
   onRemoved(): void;
+  /** The versions served now, newest first: what a webhook's `apiVersion` may name. */
+  servedVersions(): string[];
+}
+
+// What a body's `apiVersion` may be in the request's version: a member only where its Webhook has it.
+function pinOf(version: VersionView, options: WebhookRouteOptions): PinRules {
+  return { served: options.servedVersions(), defaultVersion: version.id, pinnable: version.has(KIND, 'apiVersion') };
 }
 
 function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): Handler {
   return async (ctx) => {
     checkBodyHeaders(ctx.req, ['application/json']);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks');
-    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options));
+    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options, pinOf(ctx.version, options)));
     const { webhook, secret } = await writes.storage.singleWrite((tx) => webhooks.create(tx, input));
     const body = ctx.version.downgrade(KIND, presentWebhookWithSecret(webhook, secret, options.events.nameOf));
     return created(`${PATH}/${webhook.id}`, body, entityTag(webhook.version, ctx.version.tagSuffix(KIND)));
@@ -124,7 +132,7 @@ export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCa
   });
   router.add('POST', PATH, Scope.admin, createWebhookHandler(webhooks, writes, options));
   router.add('GET', `${PATH}/{id}`, Scope.admin, readHandler(ITEM, webhooks.get));
-  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options), change: webhooks.change });
+  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body, version) => validateWebhookPatch(body, options, pinOf(version, options)), change: webhooks.change });
   router.add('PATCH', `${PATH}/{id}`, Scope.admin, async (ctx) => {
     const reply = await patch(ctx);
     // Enabled again: its pending deliveries are due now.

@@ -3,7 +3,7 @@ import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type DueDeliv
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
 export const WEBHOOK_COLUMNS = [
-  'id', 'url', 'event_mask', 'status', 'secret', 'previous_secret', 'previous_secret_until', 'created_at', 'updated_at', 'version',
+  'id', 'url', 'event_mask', 'status', 'secret', 'previous_secret', 'previous_secret_until', 'created_at', 'updated_at', 'version', 'api_version',
 ] as const;
 
 /** The columns of a delivery's log entry, in this order. */
@@ -39,6 +39,7 @@ export function webhookFromRow(row: readonly unknown[]): Webhook {
     createdAt: row[7] as string,
     updatedAt: row[8] as string,
     version: Number(row[9]),
+    apiVersion: row[10] as string,
   };
 }
 
@@ -84,7 +85,7 @@ export function dueFromRow(row: readonly unknown[]): DueDelivery {
   return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failed === null || failed === undefined ? null : Boolean(Number(failed)) };
 }
 
-/** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets), on either engine. */
+/** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets, the delivery's API version), on either engine. */
 export function claimedFromRow(row: readonly unknown[], now: number, claimToken: number): ClaimedDelivery {
   return {
     seq: Number(row[0]),
@@ -94,5 +95,6 @@ export function claimedFromRow(row: readonly unknown[], now: number, claimToken:
     secrets: signingSecrets({ secret: row[8] as string, previousSecret: (row[9] ?? null) as string | null, previousSecretUntil: row[10] === null ? null : Number(row[10]) }, now),
     roundAttempts: Number(row[6]),
     claimToken,
+    apiVersion: row[11] as string,
   };
 }

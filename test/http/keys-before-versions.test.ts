@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { closeDatabase, type Database, defaultSqlDirFor } from '../../src/db/engine.ts';
+import { closeDatabase } from '../../src/db/engine.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { generateKey, keyDigest } from '../../src/keys/format.ts';
 import { startServer } from '../../src/server.ts';
 import { bearer } from '../support/keys.ts';
+import { migrateBefore } from '../support/migrate-before.ts';
 import { capturingLogger, patchJson } from '../support/server.ts';
 import { createTestDatabase } from '../support/test-database.ts';
 
@@ -17,18 +15,6 @@ import { createTestDatabase } from '../support/test-database.ts';
 // "1", and "2" once revoked. On the run's engine (the PostgreSQL pass runs it too).
 const [FIRST, LISTS] = ['2026-11-21', '2026-11-28'];
 
-// Migrates `db` with the engine's migrations before 010 only, as a database of the version before was.
-async function migrateBefore010(db: Database): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-sql-'));
-  try {
-    const own = defaultSqlDirFor(db);
-    for (const file of readdirSync(own).filter((name) => name.endsWith('.sql') && name < '010')) cpSync(join(own, file), join(dir, file));
-    await migrate(db, dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 test('keys made before migration 010 pin 2026-11-21 and keep their tags; a PATCH moves them on', async () => {
   const database = await createTestDatabase({ migrated: false });
   const live = generateKey();
@@ -36,7 +22,7 @@ test('keys made before migration 010 pin 2026-11-21 and keep their tags; a PATCH
   const digest = (key: string): string => keyDigest(key).toString('base64url');
   let db = database.open();
   try {
-    await migrateBefore010(db);
+    await migrateBefore(db, '010');
   } finally {
     await closeDatabase(db);
   }

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { loadConfig } from '../../src/config.ts';
 import { VERSIONS } from '../../src/registry.ts';
 import { describeResource, type FieldTable } from '../../src/resources/resource.ts';
 import type { Body, ResourceChange, VersionSpec } from '../../src/versions/model.ts';
+import { startWebhookDeliveries } from '../../src/webhook-deliveries.ts';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
 import { GADGETS, RESOURCES } from '../support/resources.ts';
 import { patchJson, postJson } from '../support/server.ts';
+import { type Received, startReceiver, verifyDelivery } from '../support/webhook-receiver.ts';
 
 // How a version is added (docs/versions.md): one module. Here a throwaway fourth version, 2030-01-01,
 // renames the test resource's `finish` to `surface`: the newest description says `surface` (its column
@@ -30,9 +33,11 @@ const { plural, singular, summary, events, exampleId } = GADGETS;
 const GADGETS_NEXT = describeResource({ plural, singular, summary, events, exampleId, fields: { ...others, surface: { ...finish, column: 'finish' } }, changes: [finishToSurface] });
 const FOURTH: VersionSpec = { version: NEXT, summary: 'Gadgets name their finish surface.' };
 
+// A webhook receiver on 127.0.0.1.
+const PRIVATE_TARGETS = { SVC_WEBHOOK_ALLOW_PRIVATE: 'true' };
 let app: AppServer;
 before(async () => {
-  app = await startAppServer({}, { resources: [...RESOURCES, GADGETS_NEXT], versions: [...VERSIONS, FOURTH] });
+  app = await startAppServer(PRIVATE_TARGETS, { resources: [...RESOURCES, GADGETS_NEXT], versions: [...VERSIONS, FOURTH] });
 });
 after(() => app.stop());
 
@@ -79,5 +84,23 @@ test('the events of one change read in every version, each in its own shape', as
     const events = (Array.isArray(page) ? page : (page as { data: unknown[] }).data) as { data: Record<string, unknown> }[];
     const event = events.find((candidate) => candidate.data['id'] === id);
     assert.equal(event?.data[field], 1, `${version} shows ${field}`);
+  }
+});
+
+test('a webhook pinned to the fourth version gets its deliveries in it, from deliveries started with the app\'s versions', async () => {
+  const config = loadConfig({ ...app.database.env, ...PRIVATE_TARGETS });
+  const deliveries = startWebhookDeliveries({ db: app.db, config, resources: app.app.resources, versions: app.app.versions });
+  const receiver = await startReceiver();
+  try {
+    const hook = await postJson(`${app.url}/api/webhooks`, { url: receiver.url, events: ['gadget.created'], apiVersion: NEXT }, { 'api-version': NEXT });
+    assert.equal(hook.status, 201, await hook.clone().text());
+    assert.equal((await postJson(`${app.url}${GADGETS.path}`, { ...body, surface: 2 }, { 'api-version': NEXT })).status, 201);
+    const [delivery] = (await receiver.waitFor(1)) as [Received];
+    verifyDelivery(((await hook.json()) as { secret: string }).secret, delivery);
+    assert.equal(delivery.headers['api-version'], NEXT);
+    assert.equal((JSON.parse(delivery.body) as { data: Record<string, unknown> }).data['surface'], 2);
+  } finally {
+    await deliveries.stop();
+    await receiver.close();
   }
 });

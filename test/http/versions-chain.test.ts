@@ -6,6 +6,7 @@ import { describeResource, type FieldTable } from '../../src/resources/resource.
 import type { Body, ResourceChange, VersionSpec } from '../../src/versions/model.ts';
 import { startWebhookDeliveries } from '../../src/webhook-deliveries.ts';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
+import { followUntil } from '../support/events.ts';
 import { GADGETS, RESOURCES } from '../support/resources.ts';
 import { patchJson, postJson } from '../support/server.ts';
 import { type Received, startReceiver, verifyDelivery } from '../support/webhook-receiver.ts';
@@ -78,6 +79,8 @@ test('a request of every older version is carried up the chain, and its answer d
 test('the events of one change read in every version, each in its own shape', async () => {
   const made = await postJson(`${app.url}${GADGETS.path}`, { ...body, surface: 1 }, { 'api-version': NEXT });
   const id = ((await made.json()) as { id: number }).id;
+  // On PostgreSQL an event shows once the sequencer has placed it: follow the feed until it does.
+  await followUntil(app.url, '/api/events?type=gadget.created&limit=200', (events) => events.some((event) => event.data['id'] === id));
   for (const { version, field } of [...VERSIONS.map((v) => ({ version: v.version, field: 'finish' })), { version: NEXT, field: 'surface' }]) {
     const feed = await fetch(`${app.url}/api/events?type=gadget.created&limit=200`, { headers: { 'api-version': version } });
     const page = (await feed.json()) as unknown;

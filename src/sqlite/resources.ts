@@ -48,18 +48,18 @@ export function createSqliteResourceRepository(db: DatabaseSync, resource: Resou
   return {
     async insert(resource) {
       const result = insert.run(...values(written, resource));
-      record.created.run(result.lastInsertRowid);
+      record.created(result.lastInsertRowid);
       return { ...resource, id: Number(result.lastInsertRowid), version: 1 } as AnyStored;
     },
     findById,
     // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
     findForUpdate: findById,
     async update(resource) {
-      if (update.run(...values(changed, resource), resource.version, resource.id).changes > 0) record.updated.run(resource.id);
+      if (update.run(...values(changed, resource), resource.version, resource.id).changes > 0) record.updated(resource.id);
     },
     async remove(id) {
       // The event is taken from the row before it goes; no row, no event.
-      record.deleted.run(id);
+      record.deleted(id);
       return remove.run(id).changes > 0;
     },
     // No await in a read: the page comes back at once (its busy handling is src/sqlite/busy.ts's).

@@ -213,6 +213,6 @@ describe('the webhook endpoints', () => {
     for (const id of operations) assert.ok(page.includes(id), id);
     const webhooks = document['webhooks'] as Record<string, { post: { parameters: Json[] } }>;
     assert.deepEqual(Object.keys(webhooks), ALL_RESOURCES.flatMap(eventTypesOf));
-    for (const entry of Object.values(webhooks)) assert.deepEqual(entry.post.parameters.map((p) => p['name']), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    for (const entry of Object.values(webhooks)) assert.deepEqual(entry.post.parameters.map((p) => p['name']), ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'Api-Version']);
   });
 });

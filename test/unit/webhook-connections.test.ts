@@ -46,6 +46,8 @@ type Answer = (response: ServerResponse, index: number) => void;
 /** A receiver on `host` (127.0.0.1 by default) that records each request and its connection, and answers with `answer`. */
 async function receiver(answer: Answer, options: { host?: string; port?: number; server?: Server } = {}): Promise<Receiver> {
   const server = options.server ?? createServer();
+  // The receiver keeps idle connections for a minute: any closing seen here is the service's.
+  server.keepAliveTimeout = 60_000;
   servers.push(server);
   const state = { port: 0, received: [] as Received[], sockets: [] as Socket[], closed: 0, server };
   server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
@@ -241,8 +243,10 @@ test('an answer cut at 64 KiB closes its connection; the next attempt opens a ne
 });
 
 test('idle connections are bounded per key and in all, and closed after their idle time', { timeout: 30_000 }, async () => {
-  const hook = await receiver((response, index) => setTimeout(() => ok(response, index), 100));
-  const connections = pool({ perKey: 2, total: 3, idleMs: 500 });
+  // Answers after 200 ms, so that the four of a burst are all in flight together; idle for 1.5 s at most,
+  // so that the first burst's kept connections outlive the second burst.
+  const hook = await receiver((response, index) => setTimeout(() => ok(response, index), 200));
+  const connections = pool({ perKey: 2, total: 3, idleMs: 1_500 });
   const { lookup } = scriptedLookup(['127.0.0.1']);
   const burst = (name: string): Promise<AttemptResult[]> => Promise.all(Array.from({ length: 4 }, () => attempt(connections, `http://${name}:${hook.port}/`, { lookup })));
   // Four at once to one name: four connections in use (no attempt waits for another's), two kept.

@@ -5,6 +5,7 @@ import type { ApiVersions } from '../versions/api-versions.ts';
 import type { Logger } from '../log/logger.ts';
 import { throttled } from '../log/throttled.ts';
 import { type AttemptDeps, attemptDelivery, type AttemptOutcome } from './attempt.ts';
+import { ReceiverConnections } from './connections.ts';
 import type { ClaimedDelivery } from './model.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
@@ -36,7 +37,10 @@ export interface Deliverer {
   wake(): void;
   /** When the oldest pending delivery's event was recorded, in seconds ago (0 when none), as last read. */
   oldestPendingSeconds(): number;
-  /** Stops claiming; resolves once the attempts in flight have ended (or are left to their lease after `graceMs`). */
+  /**
+   * Stops claiming and closes the idle connections to receivers (each other one as its attempt ends);
+   * resolves once the attempts in flight have ended (or are left to their lease after `graceMs`).
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -61,6 +65,7 @@ class DeliveryLoop implements Deliverer {
   readonly #slots: AttemptSlots;
   readonly #pollMs: number;
   readonly #deps: AttemptDeps;
+  readonly #connections: ReceiverConnections;
   readonly #attempts = new Set<Promise<void>>();
   #stopped = false;
   #claiming = false;
@@ -80,7 +85,10 @@ class DeliveryLoop implements Deliverer {
     this.#warnOutage = throttled<Error>(30_000, (error, heldBack) =>
       logger.warn('webhook deliveries paused: the database is unreachable or busy; they resume by themselves', { reason: error.message, heldBack }),
     );
-    const send = options.send ?? sendWebhook;
+    // Idle connections kept: as many per receiver as a webhook may have attempts in flight, and in all.
+    this.#connections = new ReceiverConnections({ perKey: this.#limits.perWebhook, total: this.#limits.total });
+    const transport = options.send ?? sendWebhook;
+    const send: typeof sendWebhook = (request) => transport({ ...request, connections: this.#connections });
     this.#deps = { storage: this.#storage, catalogue: options.catalogue, versions: options.versions, settings: this.#settings, logger, send, onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
     this.#schedule(0);
   }
@@ -108,6 +116,7 @@ class DeliveryLoop implements Deliverer {
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#connections.close();
     let graceTimer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       graceTimer = setTimeout(resolve, graceMs);

@@ -3,6 +3,7 @@ import type { ListFilter, NewRow, ResourceRepository } from '../resources/reposi
 import type { Resource } from '../resources/resource.ts';
 import { type AnyStored, columnValue, listedColumns, rowReader } from '../resources/rows.ts';
 import { eventRecorder } from './event-recorder.ts';
+import { WebhookFanOut } from './webhook-fan-out.ts';
 
 type Row = readonly SQLOutputValue[];
 
@@ -11,7 +12,7 @@ type Row = readonly SQLOutputValue[];
  * are prepared once (a filtered page, once per filter used). Every write records its event in the
  * same savepoint, from the row as stored (docs/events.md).
  */
-export function createSqliteResourceRepository(db: DatabaseSync, resource: Resource): ResourceRepository {
+export function createSqliteResourceRepository(db: DatabaseSync, resource: Resource, deliveries = new WebhookFanOut(db)): ResourceRepository {
   const table = resource.plural;
   const all = resource.columns;
   const written = all.filter((column) => column.type !== 'id' && column.type !== 'version');
@@ -37,7 +38,7 @@ export function createSqliteResourceRepository(db: DatabaseSync, resource: Resou
     return statement;
   };
   for (const read of [byId, firstPage]) read.setReturnArrays(true);
-  const record = eventRecorder(db, resource);
+  const record = eventRecorder(db, resource, deliveries);
   const fromRow = rowReader<AnyStored>(all);
   const listedFromRow = rowReader<AnyStored>(listed);
   const values = (columns: typeof written, from: NewRow): SQLInputValue[] => columns.map((column) => columnValue(column, from) as SQLInputValue);

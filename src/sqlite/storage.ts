@@ -7,6 +7,7 @@ import { createSqliteReadinessRepository } from './readiness.ts';
 import { createSqliteResourceRepository } from './resources.ts';
 import { createSqliteDeliveryRepository } from './webhook-deliveries.ts';
 import { createSqliteWebhookRepository } from './webhooks.ts';
+import { WebhookFanOut } from './webhook-fan-out.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
 import { DEFAULT_EVENT_RETENTION_MS } from '../events/model.ts';
 import type { ResourceRepositories } from '../resources/repository.ts';
@@ -47,16 +48,22 @@ const SECOND_CALL = {
  */
 export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOptions = {}): Storage {
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  // The connection's one fan-out: told when each write transaction begins and ends, and of every webhook written.
+  const deliveries = new WebhookFanOut(db);
   const resources: Record<string, ResourceRepositories[string]> = {};
-  for (const resource of options.resources ?? []) resources[resource.plural] = createSqliteResourceRepository(db, resource);
+  for (const resource of options.resources ?? []) resources[resource.plural] = createSqliteResourceRepository(db, resource, deliveries);
   const repositories: Repositories = {
     resources,
     idempotency: createSqliteIdempotencyRepository(db),
     keys: createSqliteApiKeyRepository(db),
-    webhooks: createSqliteWebhookRepository(db),
+    webhooks: createSqliteWebhookRepository(db, deliveries),
     webhookDeliveries: createSqliteDeliveryRepository(db),
   };
-  const writes = new WriteBatcher(db, repositories, { lockWaitMs, ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }) });
+  const writes = new WriteBatcher(db, repositories, {
+    lockWaitMs,
+    transaction: { began: () => deliveries.began(), ended: () => deliveries.ended() },
+    ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
+  });
   const events = createSqliteEventRepository(db, {
     retentionMs: options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
     // Retention's deletions share the group commit: one writer per connection, and one short step.

@@ -2,12 +2,13 @@ import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { type Webhook, WebhookStatus } from '../webhooks/model.ts';
 import type { WebhookRepository } from '../webhooks/repository.ts';
 import { eventMaskOf, WEBHOOK_COLUMNS, webhookFromRow } from '../webhooks/rows.ts';
+import type { WebhookFanOut } from './webhook-fan-out.ts';
 
 const COLUMNS = WEBHOOK_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
 
 /** A WebhookRepository on node:sqlite; statements are prepared once. */
-export function createSqliteWebhookRepository(db: DatabaseSync): WebhookRepository {
+export function createSqliteWebhookRepository(db: DatabaseSync, deliveries?: WebhookFanOut): WebhookRepository {
   const insert = db.prepare(
     `INSERT INTO webhooks (url, event_mask, status, secret, previous_secret, previous_secret_until, created_at, updated_at, api_version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -27,6 +28,7 @@ export function createSqliteWebhookRepository(db: DatabaseSync): WebhookReposito
   };
   return {
     async insert(webhook) {
+      deliveries?.webhookWritten();
       const result = insert.run(
         webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret,
         webhook.previousSecret, webhook.previousSecretUntil, webhook.createdAt, webhook.updatedAt, webhook.apiVersion,
@@ -37,6 +39,7 @@ export function createSqliteWebhookRepository(db: DatabaseSync): WebhookReposito
     // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
     findForUpdate: findById,
     async update(webhook) {
+      deliveries?.webhookWritten();
       update.run(
         webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret,
         webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.apiVersion, webhook.id,

@@ -14,7 +14,17 @@ export interface WriteBatcherOptions {
   onCommit?: (size: number) => void;
   /** How long a work waits for another connection's write lock before StorageBusyError (LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** Told when each transaction has begun (it holds the write lock), before its first work, and when it has ended. */
+  transaction?: TransactionHooks;
 }
+
+/** What learns of each write transaction's span: its `began` may read, under the write lock. */
+export interface TransactionHooks {
+  began(): void;
+  ended(): void;
+}
+
+const NO_HOOKS: TransactionHooks = { began() {}, ended() {} };
 
 interface Pending<R> {
   work: WriteWork<R, unknown>;
@@ -52,6 +62,7 @@ export class WriteBatcher<R extends object> {
   readonly #maxBatch: number;
   readonly #onCommit: (size: number) => void;
   readonly #lockWaitMs: number;
+  readonly #hooks: TransactionHooks;
   #queue: Pending<R>[] = [];
   // True from the moment a turn is scheduled until the queue is empty.
   #active = false;
@@ -64,6 +75,7 @@ export class WriteBatcher<R extends object> {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#onCommit = options.onCommit ?? (() => {});
     this.#lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+    this.#hooks = options.transaction ?? NO_HOOKS;
   }
 
   /** Runs `work` in a coming shared transaction; resolves with its result once committed. With `oneCall`, a second repository call of the work throws. */
@@ -139,6 +151,7 @@ export class WriteBatcher<R extends object> {
     const outcomes: Outcome[] = [];
     const watch = new TurnWatch();
     try {
+      this.#hooks.began();
       for (const item of batch) outcomes.push(await this.#inSavepoint(item, watch));
       db.exec('COMMIT');
     } catch (thrown) {
@@ -147,11 +160,13 @@ export class WriteBatcher<R extends object> {
       try {
         if (db.isOpen && db.isTransaction) db.exec('ROLLBACK');
       } catch {}
+      this.#hooks.ended();
       const error = busyAsStorageError(thrown);
       // A work cut off from its turn keeps its own error: it is a bug to fix, whatever else failed.
       batch.forEach((item, i) => item.reject(turnError(outcomes[i]) ?? error));
       return;
     }
+    this.#hooks.ended();
     this.#onCommit(batch.length);
     batch.forEach((item, i) => {
       const outcome = outcomes[i] as Outcome;

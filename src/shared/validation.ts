@@ -54,13 +54,24 @@ function rejectUnknownFields(body: JsonObject, fields: object, errors: FieldErro
   }
 }
 
+// A table's entries, taken once: every request of a resource is checked by the same few tables.
+const ENTRIES = new WeakMap<object, readonly (readonly [string, FieldSpec<unknown>])[]>();
+function entriesOf(fields: object): readonly (readonly [string, FieldSpec<unknown>])[] {
+  let entries = ENTRIES.get(fields);
+  if (entries === undefined) {
+    entries = Object.entries(fields) as [string, FieldSpec<unknown>][];
+    ENTRIES.set(fields, entries);
+  }
+  return entries;
+}
+
 /**
  * Checks the members of the object `body` (at `at`: '' for the request body, `price/` for a member
  * object) by `fields`; pushes every error, returns the values of the fields present.
  */
 function checkMembers(body: JsonObject, fields: object, presence: Presence, errors: FieldError[], at: string): Record<string, unknown> {
   const value: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(fields) as [string, FieldSpec<unknown>][]) {
+  for (const [name, spec] of entriesOf(fields)) {
     const field = `${at}${name}`;
     const raw = member(body, name);
     if (raw === undefined) presence.missing(field, spec, errors);

@@ -1,4 +1,4 @@
-import { presenterOf } from '../resources/presenter.ts';
+import { presenterIn } from '../resources/presenter.ts';
 import type { Resource } from '../resources/resource.ts';
 import { rowReader } from '../resources/rows.ts';
 import type { VersionView } from '../versions/api-versions.ts';
@@ -34,11 +34,11 @@ export interface EventCatalogue {
 export function eventCatalogue(resources: readonly Resource[]): EventCatalogue {
   const kinds = new Map<number, EventKind>();
   for (const resource of resources) {
-    const present = presenterOf(resource);
+    const shownIn = presenterIn(resource);
     const fromRow = rowReader(resource.columns);
     for (const [action, type] of Object.entries(resource.events)) {
       if (kinds.has(type)) throw new Error(`the event type number ${type} of ${resource.plural} is taken by ${kinds.get(type)?.name}`);
-      kinds.set(type, { type, name: `${resource.singular}.${action}`, present: (row, version) => version.downgrade(resource.plural, present(fromRow(row))) });
+      kinds.set(type, { type, name: `${resource.singular}.${action}`, present: (row, version) => shownIn(version).value(fromRow(row)) });
     }
   }
   const types = [...kinds.keys()].sort((a, b) => a - b);

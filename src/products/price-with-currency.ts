@@ -19,7 +19,9 @@ function replaced<V>(record: Readonly<Record<string, V>>, from: string, to: stri
 /**
  * 2026-12-05: a product's price has a currency. Before it, a product shows `priceInCents` (its price's
  * amount, whatever the currency), a create gets SVC_DEFAULT_CURRENCY, and a patch of `priceInCents`
- * changes the amount only. `amount` is the newest amount field, so the rule of `priceInCents` is its rule.
+ * changes the amount only. `amount` is the newest amount field, so the rule of `priceInCents` is its
+ * rule, and its column: the representation before is the fields before, read from the newest row
+ * (src/resources/presenter.ts), so no downgrade is written.
  */
 export function priceWithCurrency(amount: ScalarField<number>): ResourceChange {
   return {
@@ -30,6 +32,5 @@ export function priceWithCurrency(amount: ScalarField<number>): ResourceChange {
       const price = mode === 'create' ? { amount: body['priceInCents'], currency: settings.defaultCurrency } : { amount: body['priceInCents'] };
       return replaced(body, 'priceInCents', 'price', price);
     },
-    downgrade: (product: Body) => replaced(product, 'price', 'priceInCents', (product['price'] as Body | undefined)?.['amount']),
   };
 }

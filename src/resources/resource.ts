@@ -95,7 +95,8 @@ export interface Resource<F extends FieldTable = FieldTable> extends ResourceSpe
 
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-function fieldColumns(name: string, field: Field<unknown>): Column[] {
+/** The columns `field`, named `name`, is kept in: one for a scalar, one per member of an object field. */
+export function fieldColumns(name: string, field: Field<unknown>): Column[] {
   const scalarColumn = (scalarField: ScalarField<unknown>, fallback: string, member?: string): Column => ({
     name: scalarField.column ?? fallback,
     type: scalarField.type,
@@ -107,6 +108,22 @@ function fieldColumns(name: string, field: Field<unknown>): Column[] {
 }
 
 const LOWER = /^[a-z][a-z0-9_]*$/;
+
+// `fields` with each scalar's column written on it (and each member's), so a version before that shows
+// a field under another name (its change's `fieldsBefore`) still reads it from its column.
+function withColumns<F extends FieldTable>(fields: F): F {
+  const stamped: Record<string, Field<unknown>> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const columns = fieldColumns(name, field);
+    if (field.kind === 'scalar') stamped[name] = { ...field, column: (columns[0] as Column).name };
+    else {
+      const members: Record<string, ScalarField<unknown>> = {};
+      for (const column of columns) members[column.member ?? ''] = { ...(field.members[column.member ?? ''] as ScalarField<unknown>), column: column.name };
+      stamped[name] = { ...field, members };
+    }
+  }
+  return stamped as F;
+}
 
 /** Describes a resource: checks its spec and derives its path, title, columns and filters. */
 export function describeResource<const F extends FieldTable>(spec: ResourceSpec<F>): Resource<F> {
@@ -124,6 +141,7 @@ export function describeResource<const F extends FieldTable>(spec: ResourceSpec<
   const filters = Object.entries(spec.fields).filter(([, field]) => field.kind === 'scalar' && field.choices !== undefined).map(([name]) => name);
   return {
     ...spec,
+    fields: withColumns(spec.fields),
     path: `/api/${spec.plural}`,
     title: spec.singular.replace(/(^|_)([a-z])/g, (_, _underscore: string, letter: string) => letter.toUpperCase()),
     columns,

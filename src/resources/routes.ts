@@ -2,14 +2,14 @@ import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
 import { entityTag, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
-import { listReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { jsonListReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, type Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { WriteDeps } from '../http/write-input.ts';
 import type { Page } from '../shared/paging.ts';
 import type { VersionView } from '../versions/api-versions.ts';
 import type { UpgradeSettings } from '../versions/model.ts';
-import { presenterOf } from './presenter.ts';
+import { presenterIn, type Representation } from './presenter.ts';
 import type { ListFilter } from './repository.ts';
 import type { Resource } from './resource.ts';
 import type { AnyStored, Listed } from './rows.ts';
@@ -29,7 +29,7 @@ function filtersOf(resource: Resource, query: URLSearchParams): ListFilter[] {
 }
 
 /** A list handler: keyset pages, newest first, filtered; a page read at once (SQLite) is answered at once. */
-function listHandler(resource: Resource, useCases: ResourceUseCases, present: ItemSpec<AnyStored>['present']): Handler {
+function listHandler(resource: Resource, useCases: ResourceUseCases, shownIn: (version: VersionView) => Representation): Handler {
   return (ctx) => {
     const filters = filtersOf(resource, ctx.query);
     // The filters are part of the list's name, so a cursor only continues the list it came from.
@@ -38,7 +38,8 @@ function listHandler(resource: Resource, useCases: ResourceUseCases, present: It
     const request = parsePageRequest(list, ctx.query);
     const reply = (page: Page<Listed>): Reply => {
       const link = nextLink(resource.path, list, request, page, filters.map((filter) => `&${filter.field}=${filter.value}`).join(''));
-      return listReply(ctx.version, page.items.map((item) => present(item as AnyStored, ctx.version)), link);
+      const { json } = shownIn(ctx.version);
+      return jsonListReply(ctx.version, page.items.map((item) => json(item)), link);
     };
     const page = useCases.list({ ...request, filters });
     return page instanceof Promise ? page.then(reply) : reply(page);
@@ -51,9 +52,9 @@ function listHandler(resource: Resource, useCases: ResourceUseCases, present: It
  * (`settings` fills in what an older version cannot say); each answer is carried down to its version.
  */
 export function addResourceRoutes(router: Router<Handler>, resource: Resource, useCases: ResourceUseCases, writes: WriteDeps, settings: UpgradeSettings): void {
-  const newest = presenterOf(resource);
+  const shownIn = presenterIn(resource);
   const kind = resource.plural;
-  const present = (stored: AnyStored, version: VersionView): unknown => version.downgrade(kind, newest(stored));
+  const present = (stored: AnyStored, version: VersionView): unknown => shownIn(version).value(stored);
   const validators = new Map<VersionView, Validators>();
   const validatorsIn = (version: VersionView): Validators => {
     let found = validators.get(version);
@@ -66,7 +67,7 @@ export function addResourceRoutes(router: Router<Handler>, resource: Resource, u
   const upgraded = (version: VersionView, mode: 'create' | 'patch', validated: ReturnType<Validators['validateNew']>): typeof validated =>
     validated.ok ? { ok: true, value: version.upgrade(kind, validated.value, { mode, settings }) } : validated;
   const item: ItemSpec<AnyStored> = { noun: resource.singular, kind, present };
-  router.add('GET', resource.path, Scope.read, listHandler(resource, useCases, present));
+  router.add('GET', resource.path, Scope.read, listHandler(resource, useCases, shownIn));
   router.add('GET', `${resource.path}/{id}`, Scope.read, readHandler(item, useCases.get));
   const create = createHandler(writes, {
     validate: (body, version) => upgraded(version, 'create', validatorsIn(version).validateNew(body)),

@@ -27,6 +27,11 @@ export interface VersionView {
   /** `resource`'s fields in this version: what its requests are validated by and its document shows. */
   fieldsOf(resource: Resource): FieldTable;
   /**
+   * Whether a later version's change reshapes `kind` by hand (a `downgrade`, or `added` members): else
+   * a described resource shows here exactly its fields here (`fieldsOf`), read from the newest row.
+   */
+  reshapes(kind: string): boolean;
+  /**
    * What the entity tags of `kind` made in this version end with: '' where it shows what the first
    * version shows (so those tags stay as they were), else `.n`, n the changes of `kind` it shows.
    */
@@ -115,6 +120,7 @@ export function buildVersions(specs: readonly VersionSpec[], resources: readonly
         return value;
       },
       has: (kind, member) => !laterFlat.some((change) => change.kind === kind && (change.added ?? []).includes(member)),
+      reshapes: (kind) => laterFlat.some((change) => change.kind === kind && (change.downgrade !== undefined || (change.added ?? []).length > 0)),
       fieldsOf(resource) {
         let table = fields.get(resource);
         if (table === undefined) {

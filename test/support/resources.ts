@@ -54,6 +54,8 @@ const VIEWS = buildVersions(VERSIONS, ALL_RESOURCES, { at: new Map(), announcedA
  */
 export const DEFAULT_VERSION: VersionView = VIEWS.all[0] as VersionView;
 export const NEWEST_VERSION: VersionView = VIEWS.newest;
+/** Every version, oldest first. */
+export const ALL_VERSIONS: readonly VersionView[] = VIEWS.all;
 
 /** `resource`'s fields in `version` (the default version unless named). */
 export function fieldsIn(resource: Resource, version: VersionView = DEFAULT_VERSION): FieldTable {

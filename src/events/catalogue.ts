@@ -38,7 +38,7 @@ export function eventCatalogue(resources: readonly Resource[]): EventCatalogue {
     const fromRow = rowReader(resource.columns);
     for (const [action, type] of Object.entries(resource.events)) {
       if (kinds.has(type)) throw new Error(`the event type number ${type} of ${resource.plural} is taken by ${kinds.get(type)?.name}`);
-      kinds.set(type, { type, name: `${resource.singular}.${action}`, present: (row, version) => shownIn(version).value(fromRow(row)) });
+      kinds.set(type, { type, name: `${resource.singular}.${action}`, present: (row, version) => shownIn(version)(fromRow(row)) });
     }
   }
   const types = [...kinds.keys()].sort((a, b) => a - b);

@@ -63,28 +63,3 @@ export function listReply(version: VersionView, items: readonly unknown[], link:
   return ok(body, link === undefined ? undefined : { link });
 }
 
-// Where the items go in a page's text: a string JSON.stringify writes as this, and no value of ours holds.
-const ITEMS = '\u0000items';
-const ITEMS_TEXT = JSON.stringify(ITEMS);
-const pageTexts = new Map<VersionView, [string, string][]>();
-
-// The text of an empty page in `version`, cut where its items go: [before, after], for hasMore false and true.
-function pageText(version: VersionView, hasMore: boolean): [string, string] {
-  let texts = pageTexts.get(version);
-  if (texts === undefined) {
-    texts = [false, true].map((more) => {
-      const text = JSON.stringify(version.downgrade(LIST, { data: [ITEMS], hasMore: more }));
-      const at = text.indexOf(ITEMS_TEXT);
-      return [text.slice(0, at), text.slice(at + ITEMS_TEXT.length)];
-    });
-    pageTexts.set(version, texts);
-  }
-  return texts[hasMore ? 1 : 0] as [string, string];
-}
-
-/** listReply of items already written as JSON text: the same bytes, without making the page's values. */
-export function jsonListReply(version: VersionView, items: readonly string[], link: string | undefined): Reply {
-  const [before, after] = pageText(version, link !== undefined);
-  const json = before + items.join(',') + after;
-  return link === undefined ? { status: 200, json } : { status: 200, json, headers: { link } };
-}

@@ -2,14 +2,14 @@ import { Scope } from '../callers/scopes.ts';
 import { createHandler } from '../http/create-handler.ts';
 import { entityTag, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
-import { jsonListReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { listReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, type Reply } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
 import type { WriteDeps } from '../http/write-input.ts';
 import type { Page } from '../shared/paging.ts';
 import type { VersionView } from '../versions/api-versions.ts';
 import type { UpgradeSettings } from '../versions/model.ts';
-import { presenterIn, type Representation } from './presenter.ts';
+import { presenterIn, type Presenter } from './presenter.ts';
 import type { ListFilter } from './repository.ts';
 import type { Resource } from './resource.ts';
 import type { AnyStored, Listed } from './rows.ts';
@@ -29,7 +29,7 @@ function filtersOf(resource: Resource, query: URLSearchParams): ListFilter[] {
 }
 
 /** A list handler: keyset pages, newest first, filtered; a page read at once (SQLite) is answered at once. */
-function listHandler(resource: Resource, useCases: ResourceUseCases, shownIn: (version: VersionView) => Representation): Handler {
+function listHandler(resource: Resource, useCases: ResourceUseCases, shownIn: (version: VersionView) => Presenter): Handler {
   return (ctx) => {
     const filters = filtersOf(resource, ctx.query);
     // The filters are part of the list's name, so a cursor only continues the list it came from.
@@ -38,8 +38,8 @@ function listHandler(resource: Resource, useCases: ResourceUseCases, shownIn: (v
     const request = parsePageRequest(list, ctx.query);
     const reply = (page: Page<Listed>): Reply => {
       const link = nextLink(resource.path, list, request, page, filters.map((filter) => `&${filter.field}=${filter.value}`).join(''));
-      const { json } = shownIn(ctx.version);
-      return jsonListReply(ctx.version, page.items.map((item) => json(item)), link);
+      const present = shownIn(ctx.version);
+      return listReply(ctx.version, page.items.map((item) => present(item)), link);
     };
     const page = useCases.list({ ...request, filters });
     return page instanceof Promise ? page.then(reply) : reply(page);
@@ -54,7 +54,7 @@ function listHandler(resource: Resource, useCases: ResourceUseCases, shownIn: (v
 export function addResourceRoutes(router: Router<Handler>, resource: Resource, useCases: ResourceUseCases, writes: WriteDeps, settings: UpgradeSettings): void {
   const shownIn = presenterIn(resource);
   const kind = resource.plural;
-  const present = (stored: AnyStored, version: VersionView): unknown => shownIn(version).value(stored);
+  const present = (stored: AnyStored, version: VersionView): unknown => shownIn(version)(stored);
   const validators = new Map<VersionView, Validators>();
   const validatorsIn = (version: VersionView): Validators => {
     let found = validators.get(version);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { presenterIn, representationOf } from '../../src/resources/presenter.ts';
+import { presenterIn, presenterOf } from '../../src/resources/presenter.ts';
 import { presentReadiness } from '../../src/readiness/presenter.ts';
 import { ALL_RESOURCES, ALL_VERSIONS, representationMembers, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
@@ -13,7 +13,7 @@ test('every resource is presented with exactly its documented members, in order:
     // The version is the ETag's business, never a member of the body.
     const fields = validBody(resource, 3, NEWEST_VERSION);
     const stored = { id: 17, ...fields, createdAt, updatedAt, version: 4, created_at: createdAt, secret: 'x' };
-    const body = representationOf(resource).value(stored);
+    const body = presenterOf(resource)(stored);
     assert.deepEqual(Object.keys(body), representationMembers(resource, NEWEST_VERSION), resource.plural);
     assert.equal(JSON.stringify(body), JSON.stringify({ id: 17, ...fields, createdAt, updatedAt }), resource.plural);
   }
@@ -24,21 +24,14 @@ test('readiness is presented with exactly status and the two checks', () => {
   assert.equal(JSON.stringify(presentReadiness(readiness)), '{"status":2,"checks":{"database":1,"schema":2}}');
 });
 
-// Texts that JSON must escape, or that look like what the list's text is cut at.
-const AWKWARD = ['plain', 'a "quoted" \\ back\\slash', 'tab\tnew\nline', '\u2028\u2029', '\ud800 lone', 'emoji 🦀', '\u0000items', '$& $1 $`'];
-
-test("a representation's text is the JSON of its value, byte for byte, for every resource in every version", () => {
+test('in every version, a resource shows exactly the members of its fields there, each read from its column', () => {
   for (const resource of ALL_RESOURCES) {
     const shownIn = presenterIn(resource);
     for (const version of ALL_VERSIONS) {
-      for (const [n, awkward] of AWKWARD.entries()) {
-        const fields = validBody(resource, n, NEWEST_VERSION);
-        // Every text field of the newest holds the awkward text, if it is a free text (a code stays valid).
-        for (const [name, value] of Object.entries(fields)) if (typeof value === 'string' && !/^[A-Z]{3}$/.test(value)) fields[name] = awkward;
-        const stored = { id: 17 + n, ...fields, createdAt, updatedAt };
-        const { value, json } = shownIn(version);
-        assert.equal(json(stored), JSON.stringify(value(stored)), `${resource.plural} in ${version.id}`);
-      }
+      const stored = { id: 17, ...validBody(resource, 2, NEWEST_VERSION), createdAt, updatedAt, version: 3 };
+      const body = shownIn(version)(stored);
+      assert.deepEqual(Object.keys(body), representationMembers(resource, version), `${resource.plural} in ${version.id}`);
+      assert.deepEqual(shownIn(version)(stored), body, 'made once per version, the same every time');
     }
   }
 });

@@ -9,14 +9,17 @@
 //    4 at a time, to the same receiver, with kept connections and with a connection each: CPU per attempt.
 // BENCH_BASELINE=<git ref> measures the service at that commit and the checkout in alternate child
 // processes, BENCH_ROUNDS rounds (3), and prints each round and the paired ratios (median, range).
-// BENCH_PART=throughput runs part 1 alone.
+// BENCH_PART=throughput runs part 1 alone. BENCH_PROFILE=<file> writes a V8 .cpuprofile of part 1's delivery
+// phase, and its summary (bench/lib/profile-summary.js, µs per delivery) to <file>.txt.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/paths.js';
+import { summarizeProfile } from './lib/profile-summary.js';
 import { markdownTable, median } from './lib/stats.js';
 
 const total = Number(process.argv[2] ?? 3000);
@@ -60,16 +63,35 @@ async function throughput() {
   await svc.post('/api/webhooks', { url: receiver.url });
   for (let i = 0; i < total; i += 50) await Promise.all(Array.from({ length: Math.min(50, total - i) }, (_, j) => svc.post('/api/products', { name: `p${i + j}`, priceInCents: 1 })));
   const count = svc.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE status = 2');
+  const profiler = await startProfiler(process.env.BENCH_PROFILE);
   const cpu = process.cpuUsage();
   const started = performance.now();
   const deliveries = svc.deliver();
   while (count.get().n < total) await new Promise((resolve) => setTimeout(resolve, 20));
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  await profiler?.stop();
   await deliveries.stop();
   receiver.child.kill();
   await svc.close();
   return { perSecond: Math.round((total / ms) * 1000), cpuMicrosPerDelivery: Math.round((used.user + used.system) / total) };
+}
+
+// The V8 profiler on this process until stop(), which writes the profile to `file` (none without a file).
+async function startProfiler(file) {
+  if (!file) return null;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      writeFileSync(`${file}.txt`, `${summarizeProfile(profile, [source], { requests: total })}\n`);
+      session.disconnect();
+    },
+  };
 }
 
 function percentile(sorted, p) {

@@ -9,6 +9,7 @@ import { ReceiverConnections } from './connections.ts';
 import type { ClaimedDelivery } from './model.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
+import { SigningKeys } from './signature.ts';
 import { AttemptSlots, SLOT_LIMITS, type SlotLimits } from './slots.ts';
 
 export { ATTEMPT_OUTCOMES, type AttemptOutcome, attemptHeaders } from './attempt.ts';
@@ -89,7 +90,7 @@ class DeliveryLoop implements Deliverer {
     this.#connections = new ReceiverConnections({ perKey: this.#limits.perWebhook, total: this.#limits.total });
     const transport = options.send ?? sendWebhook;
     const send: typeof sendWebhook = (request) => transport({ ...request, connections: this.#connections });
-    this.#deps = { storage: this.#storage, catalogue: options.catalogue, versions: options.versions, settings: this.#settings, logger, send, onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
+    this.#deps = { storage: this.#storage, catalogue: options.catalogue, versions: options.versions, settings: this.#settings, logger, send, keys: new SigningKeys(), onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
     this.#schedule(0);
   }
 

@@ -139,7 +139,7 @@ class DeliveryLoop implements Deliverer {
   async #run(): Promise<void> {
     try {
       const due = await this.#storage.webhookDeliveries.nextDue(Date.now());
-      if (due !== null && due <= Date.now()) while (!this.#stopped && (await this.#claimSome()) > 0);
+      if (due !== null && due <= Date.now()) while (!this.#stopped && (await this.#claimSome()));
       await this.#readOldest();
       this.#schedule(this.#pollMs);
     } catch (error) {
@@ -149,22 +149,26 @@ class DeliveryLoop implements Deliverer {
   }
 
   // One claim: a read of what is due, a pick within the slots, and a write that takes the picked
-  // deliveries still free (another process may have taken some meanwhile).
-  async #claimSome(): Promise<number> {
+  // deliveries still free (another process may have taken some meanwhile). True when a claim made at
+  // once could take more: the read stopped at its limit of webhooks, or others took some of the
+  // picked. Otherwise it would read what this one left (a webhook at its limit, the suspect share
+  // full): what changes that (an attempt's end, a commit) wakes the deliverer, or the poll comes.
+  async #claimSome(): Promise<boolean> {
     const now = Date.now();
     const plan = this.#slots.plan(now);
-    if (plan.free === 0) return 0;
+    if (plan.free === 0) return false;
     const due = await this.#storage.webhookDeliveries.dueByWebhook({
       now, excludeWebhooks: plan.excluded, slowWebhooks: plan.slow, withFailing: plan.suspectFree > 0, webhooks: plan.free, perWebhook: this.#limits.perWebhook,
     });
     const picked = this.#slots.pick(due, plan);
-    if (picked.length === 0) return 0;
+    if (picked.length === 0) return false;
     const leaseUntil = now + this.#settings.timeoutMs + LEASE_MARGIN_MS;
     const request = { seqs: picked.map((delivery) => delivery.seq), now, leaseUntil, claimToken: randomInt(1, 2 ** 47) };
     const claimed = await this.#storage.transaction((tx) => tx.webhookDeliveries.take(request));
     const lastFailed = new Map(picked.map((delivery) => [delivery.seq, delivery.lastAttemptFailed]));
     for (const delivery of claimed) this.#begin(delivery, lastFailed.get(delivery.seq) ?? null);
-    return claimed.length;
+    const cut = new Set(due.map((delivery) => delivery.webhookId)).size >= plan.free;
+    return claimed.length > 0 && (cut || claimed.length < picked.length);
   }
 
   #begin(delivery: ClaimedDelivery, lastFailed: boolean | null): void {

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import { closeDatabase, createStorage, type Database } from '../../src/db/engine.ts';
 import type { Storage } from '../../src/db/storage.ts';
-import type { DueQuery } from '../../src/webhooks/repository.ts';
+import type { ClaimedDelivery, DueDelivery } from '../../src/webhooks/model.ts';
+import type { ClaimPick, DueQuery } from '../../src/webhooks/repository.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 
-// What a claim reads (DeliveryRepository.dueByWebhook), on the run's engine: which webhooks, in which
-// order, and which of their deliveries. The deliverer picks from it within its slots.
+// What a claim reads and takes (DeliveryRepository.claim), on the run's engine: which webhooks, in
+// which order, which of their deliveries; then what it takes of those picked, and what it returns.
+// The deliverer picks within its slots (src/webhooks/slots.ts).
 
 const NOW = Date.now();
 const SECOND = 1_000;
@@ -58,8 +60,17 @@ async function delivery(webhookId: number, dueAt: number, options: { leasedUntil
 
 const query = (changes: Partial<DueQuery> = {}): DueQuery => ({ now: NOW, excludeWebhooks: [], slowWebhooks: [], withFailing: true, webhooks: 256, perWebhook: 4, ...changes });
 
+/** A claim in a transaction of its own: what `pick` takes of what it read; resolves to what it read and what it took. */
+async function claim(changes: Partial<DueQuery>, pick: ClaimPick = () => []): Promise<{ due: readonly DueDelivery[]; claimed: ClaimedDelivery[] }> {
+  let due: readonly DueDelivery[] = [];
+  const request = { ...query(changes), leaseUntil: NOW + 60 * SECOND, claimToken: 42 };
+  const claimed = await storage.transaction((tx) => tx.webhookDeliveries.claim(request, (read) => pick((due = read))));
+  return { due, claimed };
+}
+
+/** What a claim reads: each delivery as [webhook, seq]. */
 async function read(changes: Partial<DueQuery>): Promise<[number, number][]> {
-  return (await storage.webhookDeliveries.dueByWebhook(query(changes))).map((due) => [due.webhookId, due.seq]);
+  return (await claim(changes)).due.map((due) => [due.webhookId, due.seq]);
 }
 
 test('a claim reads the oldest due deliveries of each webhook, at most perWebhook, never leased, future or ended ones, nor a disabled webhook\'s', async () => {
@@ -99,6 +110,28 @@ test('webhooks that answer come first: one whose last attempt failed, or known s
   assert.deepEqual(await order({ slowWebhooks: [slow] }), [fresh, healthy, failed, slow], 'the failed and the slow by their age, after the others');
   assert.deepEqual(await order({ slowWebhooks: [slow], webhooks: 2 }), [fresh, healthy]);
   assert.deepEqual(await order({ withFailing: false }), [slow, fresh, healthy]);
-  const due = await storage.webhookDeliveries.dueByWebhook(query({ webhooks: 4 }));
+  const { due } = await claim({ webhooks: 4 });
   assert.deepEqual(due.map((one) => one.lastAttemptFailed), [false, null, false, true], 'each with whether its webhook\'s last attempt failed');
+});
+
+test('a claim takes what was picked, still due and free, under its lease, with what the attempt sends; nothing else, and nothing twice', async () => {
+  const hook = await webhook(true);
+  const [first, second, third] = [await delivery(hook, NOW - 3 * SECOND), await delivery(hook, NOW - 2 * SECOND), await delivery(hook, NOW - SECOND)];
+  await database.sql(`UPDATE webhook_deliveries SET event_data = '[7,"lamp"]', round_attempts = 2, api_version = '2026-12-05' WHERE seq = ${second}`);
+  // The second and third picked, and one that is not due (the first, once leased by another claim).
+  const { claimed } = await claim({}, (due) => due.filter((one) => one.seq !== first));
+  assert.deepEqual(claimed.map((one) => one.seq), [second, third]);
+  const taken = claimed[0] as ClaimedDelivery;
+  assert.deepEqual(
+    { ...taken, event: { ...taken.event } },
+    {
+      seq: second, webhookId: hook, event: { id: String(event - 1), type: 1, createdAt: new Date(NOW).toISOString(), row: [7, 'lamp'] },
+      url: 'https://hooks.example.com/', secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], roundAttempts: 2, claimToken: 42, apiVersion: '2026-12-05', lastAttemptFailed: true,
+    },
+  );
+  const leases = await database.sql(`SELECT seq, claimed_until, claim_token FROM webhook_deliveries WHERE claim_token IS NOT NULL ORDER BY seq`);
+  assert.deepEqual(leases.map((row) => row.map(Number)), [[second, NOW + 60 * SECOND, 42], [third, NOW + 60 * SECOND, 42]]);
+  assert.deepEqual(await read({}), [[hook, first]], 'what is leased is read no more');
+  const stale: DueDelivery = { seq: second, webhookId: hook, dueAt: NOW, lastAttemptFailed: true };
+  assert.deepEqual((await claim({}, () => [stale])).claimed, [], 'a delivery leased since it was read is not taken');
 });

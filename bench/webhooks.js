@@ -1,7 +1,9 @@
 // `node bench/webhooks.js [deliveries] [seconds]`: what webhook deliveries cost (docs/benchmarks.md, Webhooks).
-// 1. Throughput: `deliveries` events recorded first (SQLite, one webhook), then one process delivers them to
-//    a local receiver (a child process) that answers 204 at once: deliveries per second, and the delivering
-//    process's CPU per delivery (sending, signing, claiming and recording, SQLite's work included).
+// 1. Throughput: `deliveries` events recorded first (SQLite, one webhook), and BENCH_WARMUP_DELIVERIES (1000)
+//    more, then one process delivers them to a local receiver (a child process) that answers 204 at once:
+//    deliveries per second and the delivering process's CPU per delivery (sending, signing, claiming and
+//    recording, SQLite's work included) over the last `deliveries`, once the warm-up ones have compiled
+//    its code; and the CPU per delivery over all of them, from a cold start, as earlier runs measured it.
 // 2. Latency: for `seconds`, 20 products a second to a healthy webhook, alone and beside one whose receiver
 //    never answers (SVC_WEBHOOK_TIMEOUT_MS=2000): the healthy one's p50, p99 and max from the commit to the
 //    receipt.
@@ -9,18 +11,23 @@
 //    4 at a time, to the same receiver, with kept connections and with a connection each: CPU per attempt.
 // BENCH_BASELINE=<git ref> measures the service at that commit and the checkout in alternate child
 // processes, BENCH_ROUNDS rounds (3), and prints each round and the paired ratios (median, range).
-// BENCH_PART=throughput runs part 1 alone.
+// BENCH_PART=throughput runs part 1 alone. BENCH_PROFILE=<file> writes a V8 .cpuprofile of part 1's delivery
+// phase, and its summary (bench/lib/profile-summary.js, µs per delivery) to <file>.txt.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/paths.js';
+import { summarizeProfile } from './lib/profile-summary.js';
 import { markdownTable, median } from './lib/stats.js';
 
 const total = Number(process.argv[2] ?? 3000);
 const seconds = Number(process.argv[3] ?? 10);
+// Deliveries made before the throughput is measured: a fresh process compiles its delivery path first.
+const warmup = Number(process.env.BENCH_WARMUP_DELIVERIES ?? 1000);
 // The service measured: the checkout, or a baseline's tree (set by the parent of BENCH_BASELINE).
 const source = process.env.BENCH_SOURCE ?? ROOT;
 const svcModule = () => import(pathToFileURL(join(source, 'src', 'index.ts')).href);
@@ -57,19 +64,85 @@ async function service(env) {
 async function throughput() {
   const receiver = await childReceiver('answer');
   const svc = await service({});
-  await svc.post('/api/webhooks', { url: receiver.url });
-  for (let i = 0; i < total; i += 50) await Promise.all(Array.from({ length: Math.min(50, total - i) }, (_, j) => svc.post('/api/products', { name: `p${i + j}`, priceInCents: 1 })));
-  const count = svc.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE status = 2');
+  const { id } = await svc.post('/api/webhooks', { url: receiver.url });
+  const events = warmup + total;
+  for (let i = 0; i < events; i += 50) await Promise.all(Array.from({ length: Math.min(50, events - i) }, (_, j) => svc.post('/api/products', { name: `p${i + j}`, priceInCents: 1 })));
+  // Waiting costs the measured process one probe of the log's (webhook, status) index every 10 ms:
+  // a count of the delivered during the warm-up, then whether any is still pending.
+  const count = svc.db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 2');
+  const pending = svc.db.prepare('SELECT EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ? AND status = 1) AS any');
+  const until = async (done) => {
+    while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  const cold = process.cpuUsage();
+  const deliveries = svc.deliver();
+  await until(() => count.get(id).n >= warmup);
+  const profiler = await startProfiler(process.env.BENCH_PROFILE);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const deliveries = svc.deliver();
-  while (count.get().n < total) await new Promise((resolve) => setTimeout(resolve, 20));
+  await until(() => pending.get(id).any === 0);
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
+  const usedCold = process.cpuUsage(cold);
+  await profiler?.stop();
   await deliveries.stop();
   receiver.child.kill();
   await svc.close();
-  return { perSecond: Math.round((total / ms) * 1000), cpuMicrosPerDelivery: Math.round((used.user + used.system) / total) };
+  return {
+    perSecond: Math.round((total / ms) * 1000),
+    cpuMicrosPerDelivery: Math.round((used.user + used.system) / total),
+    cpuMicrosPerDeliveryColdStart: Math.round((usedCold.user + usedCold.system) / events),
+  };
+}
+
+// The V8 profiler on this process until stop(), which writes the profile to `file` (none without a file).
+async function startProfiler(file) {
+  if (!file) return null;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      writeFileSync(`${file}.txt`, `${deliverySplit(profile)}\n\n${summarizeProfile(profile, [source], { requests: total })}\n`);
+      session.disconnect();
+    },
+  };
+}
+
+// Where a delivery's CPU goes: each sample's self time counted to the nearest frame on its stack that
+// one of these rules names (a native call, SQLite's included, counts for the function that makes it),
+// GC and V8's own work apart; µs per delivery and shares of the busy time.
+const SPLIT = [
+  ['claims: reads, picks, takes', (f) => /^(dueByWebhook|nextDue|take|claim|claimWithin|#claimSome)$/.test(f.functionName) || f.url.endsWith('webhook-claims.ts')],
+  ['recording outcomes', (f) => f.functionName === 'record' && f.url.includes('webhook-deliveries')],
+  ['write transactions (BEGIN, savepoints, COMMIT)', (f) => /write-batcher|turn\.ts|revocable/.test(f.url)],
+  ['signing', (f) => f.functionName === 'signatureHeader'],
+  ['the body (the event in its version)', (f) => /catalogue|presenter|api-versions/.test(f.url) || f.functionName === 'storedEventFromCopy'],
+  ['transport (sendWebhook, node:http, sockets)', (f) => /send\.ts|connections\.ts|^node:_http|^node:net|stream/.test(f.url)],
+  ['the deliverer and its slots', (f) => /deliverer\.ts|slots\.ts|attempt\.ts|claims\.ts/.test(f.url)],
+];
+
+function deliverySplit(profile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const shares = new Map();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const time = profile.timeDeltas[i + 1] ?? 0;
+    const leaf = byId.get(id).callFrame;
+    if (leaf.functionName === '(idle)') return;
+    busy += time;
+    let part = /^\((garbage collector|program)\)$/.test(leaf.functionName) ? 'GC and V8' : null;
+    for (let at = id; part === null && at !== undefined; at = parent.get(at)) part = SPLIT.find(([, names]) => names(byId.get(at).callFrame))?.[0] ?? null;
+    shares.set(part ?? 'the rest', (shares.get(part ?? 'the rest') ?? 0) + time);
+  });
+  const lines = [`where a delivery's CPU goes (busy ${(busy / total).toFixed(0)} µs per delivery under the profiler):`];
+  for (const [part, time] of [...shares].sort((a, b) => b[1] - a[1])) lines.push(`  ${((100 * time) / busy).toFixed(1).padStart(5)}%  ${(time / total).toFixed(1).padStart(6)} µs  ${part}`);
+  return lines.join('\n');
 }
 
 function percentile(sorted, p) {
@@ -161,6 +234,7 @@ function measureChild(dir) {
 const FIGURES = [
   ['deliveries/s', (r) => r.throughput.perSecond, 'up'],
   ['CPU µs/delivery', (r) => r.throughput.cpuMicrosPerDelivery, 'down'],
+  ['CPU µs/delivery from a cold start', (r) => r.throughput.cpuMicrosPerDeliveryColdStart, 'down'],
   ['alone p50 ms', (r) => r.alone?.p50, 'down'],
   ['alone p99 ms', (r) => r.alone?.p99, 'down'],
   ['beside hanging p99 ms', (r) => r.besideHanging?.p99, 'down'],

@@ -7,7 +7,7 @@ import { versionInForce } from './pinned-version.ts';
 import { nextAttemptDelayMs } from './schedule.ts';
 import { type AttemptResult, sendWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
-import { signatureHeader } from './signature.ts';
+import { signatureHeader, type SigningKeys } from './signature.ts';
 
 /** How an attempt ended, as the metrics count it: `webhook_deliveries_total{outcome}`. */
 export type AttemptOutcome = 'delivered' | 'retried' | 'failed' | 'disabled';
@@ -22,6 +22,8 @@ export interface AttemptDeps {
   settings: WebhookSettings;
   logger: Logger;
   send: typeof sendWebhook;
+  /** The secrets' keys, each imported once (the deliverer's). */
+  keys: SigningKeys;
   onAttempt?: ((outcome: AttemptOutcome) => void) | undefined;
   /** Told when the outcome could not be recorded (the database unreachable): the lease will bring it back. */
   onStorageError(error: Error): void;
@@ -31,14 +33,14 @@ export interface AttemptDeps {
  * The headers of one attempt (Standard Webhooks v1): this attempt's timestamp, signed with every current
  * secret, and the API version the body is made in.
  */
-export function attemptHeaders(delivery: ClaimedDelivery, body: string, nowMs: number, apiVersion: string): Record<string, string> {
+export function attemptHeaders(delivery: ClaimedDelivery, body: string, nowMs: number, apiVersion: string, keys: SigningKeys): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
   return {
     'content-type': 'application/json',
     'api-version': apiVersion,
     'webhook-id': delivery.event.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureHeader(delivery.secrets, delivery.event.id, timestamp, body),
+    'webhook-signature': signatureHeader(delivery.secrets, delivery.event.id, timestamp, body, keys),
   };
 }
 
@@ -74,7 +76,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, deps: AttemptDe
   const { settings } = deps;
   const version = versionOfDelivery(deps.versions, delivery);
   const body = deps.catalogue.json(delivery.event, version);
-  const headers = attemptHeaders(delivery, body, Date.now(), version.id);
+  const headers = attemptHeaders(delivery, body, Date.now(), version.id, deps.keys);
   const result = await deps.send({ url: new URL(delivery.url), headers, body, timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
   const { record, outcome } = outcomeOf(delivery, result, Date.now(), settings.retryScheduleMs);
   deps.onAttempt?.(outcome);

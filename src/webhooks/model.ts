@@ -79,6 +79,8 @@ export interface ClaimedDelivery {
   claimToken: number;
   /** The API version it is made in: its webhook's (as stored) when the event was recorded, docs/webhooks.md. */
   apiVersion: string;
+  /** Whether its webhook's last recorded attempt failed, when it was claimed (null: none recorded yet). */
+  lastAttemptFailed: boolean | null;
 }
 
 /** What an attempt's outcome writes. */

@@ -79,13 +79,20 @@ export function storedEventFromCopy(copy: EventCopy): StoredEvent {
   return { id: copy.id, type: copy.type as EventType, createdAt: copy.createdAt, row: JSON.parse(copy.data) as unknown[] };
 }
 
+const failedOrNull = (value: unknown): boolean | null => (value === null || value === undefined ? null : Boolean(Number(value)));
+
 /** A due delivery from a row (seq, webhook, due at, the webhook's last attempt failed: 0/1/NULL or a boolean), on either engine. */
 export function dueFromRow(row: readonly unknown[]): DueDelivery {
-  const failed = row[3];
-  return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failed === null || failed === undefined ? null : Boolean(Number(failed)) };
+  return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failedOrNull(row[3]) };
 }
 
-/** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets, the delivery's API version), on either engine. */
+/** The columns a claim returns, in this order: the delivery, its copy of the event, where and with what to send it, its version, and whether its webhook's last attempt failed. */
+export const CLAIM_COLUMNS = [
+  'd.seq', 'd.webhook_id', 'd.event_id', 'd.event_type', 'd.event_created_at', 'd.event_data', 'd.round_attempts',
+  'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_until', 'd.api_version', 'w.last_attempt_failed',
+] as const;
+
+/** A claimed delivery from a row in CLAIM_COLUMNS order, on either engine. */
 export function claimedFromRow(row: readonly unknown[], now: number, claimToken: number): ClaimedDelivery {
   return {
     seq: Number(row[0]),
@@ -96,5 +103,6 @@ export function claimedFromRow(row: readonly unknown[], now: number, claimToken:
     roundAttempts: Number(row[6]),
     claimToken,
     apiVersion: row[11] as string,
+    lastAttemptFailed: failedOrNull(row[12]),
   };
 }

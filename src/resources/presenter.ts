@@ -1,55 +1,38 @@
 import type { VersionView } from '../versions/api-versions.ts';
 import { type FieldTable, fieldColumns, type Resource } from './resource.ts';
+import { type Member, objectLiteral, type Read, type Shape } from './object-literal.ts';
 import type { Listed } from './rows.ts';
 
 /** A representation: exactly its members, in order; no row reaches the wire as it is. */
 export type Presenter = (stored: Listed) => Record<string, unknown>;
-
-// One member of a representation, and how its value is read from the stored resource (newest shape).
-interface Shown {
-  readonly name: string;
-  readonly read: (stored: Listed) => unknown;
-  /** An object field's members (its own `read` is then unused). */
-  readonly members?: readonly Shown[];
-}
 
 /**
  * The members of `fields` (the resource's fields in some version), each read from the newest stored
  * resource through the column it is kept in: a field a version shows under another name or shape
  * (`priceInCents`, kept in `price_in_cents`, the newest `price.amount`) reads that column's value.
  */
-function shownOf(resource: Resource, fields: FieldTable): Shown[] {
+function shapeOf(resource: Resource, fields: FieldTable): Shape {
   const newest = new Map(resource.columns.map((column) => [column.name, column]));
-  const member = (name: string, columnName: string): Shown => {
+  const readOf = (name: string, columnName: string): Read => {
     const column = newest.get(columnName);
     if (column === undefined) throw new Error(`${resource.plural}: ${name} is kept in ${columnName}, no column of the newest: its version's change needs a downgrade`);
-    const { field, member: inner } = column;
-    return { name, read: inner === undefined ? (stored) => stored[field] : (stored) => (stored[field] as Readonly<Record<string, unknown>>)[inner] };
+    return { path: column.member === undefined ? [column.field] : [column.field, column.member] };
   };
-  return Object.entries(fields).map(([name, field]) => {
+  const shape = new Map<string, Member>([['id', { path: ['id'] }]]);
+  for (const [name, field] of Object.entries(fields)) {
     const columns = fieldColumns(name, field);
-    if (field.kind === 'scalar') return member(name, (columns[0] as (typeof columns)[0]).name);
-    return { name, read: () => undefined, members: columns.map((column) => member(column.member ?? '', column.name)) };
-  });
+    if (field.kind === 'scalar') shape.set(name, readOf(name, (columns[0] as (typeof columns)[0]).name));
+    else shape.set(name, new Map(columns.map((column) => [column.member ?? '', readOf(column.member ?? '', column.name)])));
+  }
+  return shape.set('createdAt', { path: ['createdAt'] }).set('updatedAt', { path: ['updatedAt'] });
 }
 
-/** The presenter that shows `fields` (the newest unless given): `id`, each field in its order, `createdAt`, `updatedAt`. */
+/**
+ * The presenter that shows `fields` (the newest unless given): `id`, each field in its order,
+ * `createdAt`, `updatedAt`, as one object literal (src/resources/object-literal.ts).
+ */
 export function presenterOf(resource: Resource, fields: FieldTable = resource.fields): Presenter {
-  const shown = shownOf(resource, fields);
-  return (stored) => {
-    const body: Record<string, unknown> = { id: stored.id };
-    for (const { name, read, members } of shown) {
-      if (members === undefined) body[name] = read(stored);
-      else {
-        const object: Record<string, unknown> = {};
-        for (const inner of members) object[inner.name] = inner.read(stored);
-        body[name] = object;
-      }
-    }
-    body['createdAt'] = stored.createdAt;
-    body['updatedAt'] = stored.updatedAt;
-    return body;
-  };
+  return objectLiteral<Listed, Record<string, unknown>>(shapeOf(resource, fields));
 }
 
 /**

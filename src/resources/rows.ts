@@ -1,3 +1,4 @@
+import { type Member, objectLiteral } from './object-literal.ts';
 import type { Column, FieldTable, Resource, Stored } from './resource.ts';
 
 /** A stored resource as the generic machinery handles it: fields by name, nested for an object field. */
@@ -23,16 +24,15 @@ export function columnValue(column: Column, resource: Readonly<Record<string, un
  * come as text.
  */
 export function rowReader<S extends AnyStored>(columns: readonly Column[]): (row: readonly unknown[]) => S {
-  const plan = columns.map((column) => ({ field: column.field, member: column.member, isId: column.type === 'id' }));
-  return (row) => {
-    const stored: Record<string, unknown> = {};
-    // A plain loop: a list page reads every column of fifty rows.
-    for (let index = 0; index < plan.length; index++) {
-      const { field, member, isId } = plan[index] as (typeof plan)[number];
-      const value = isId ? Number(row[index]) : row[index];
-      if (member === undefined) stored[field] = value;
-      else ((stored[field] ??= {}) as Record<string, unknown>)[member] = value;
+  const shape = new Map<string, Member>();
+  columns.forEach((column, index) => {
+    const read = { path: [index], asNumber: column.type === 'id' };
+    if (column.member === undefined) shape.set(column.field, read);
+    else {
+      const object = (shape.get(column.field) as Map<string, Member> | undefined) ?? new Map<string, Member>();
+      shape.set(column.field, object.set(column.member, read));
     }
-    return stored as S;
-  };
+  });
+  // An object literal per row (src/resources/object-literal.ts): a list page reads fifty.
+  return objectLiteral<readonly unknown[], S>(shape);
 }

@@ -4,6 +4,7 @@
 // BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts),
 // BENCH_BASELINE=<git ref> ("ours (baseline)", built from that commit; unset: lib/baseline.js's
 // DEFAULT_BASELINE; `none`: no baseline), BENCH_METRICS=off|on|both,
+// BENCH_OURS_NODE_ARGS (Node flags for ours, as `--max-semi-space-size=64`),
 // and for the peers scenario (issue 19): BENCH_AUTH=off,keys,jwt, BENCH_ENGINES=sqlite,postgres, BENCH_JWT_ALG.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

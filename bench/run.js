@@ -2,14 +2,16 @@
 // Env: BENCH_QUICK=1 (smoke run), BENCH_ROUNDS, BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS,
 // BENCH_SCALE_ROWS, BENCH_ONLY=compare,scale,workers,postgres, BENCH_ENDPOINTS=ping,list,create,
 // BENCH_OURS=installed (default: the compiled package, as operators run it) or sources (the checkout's .ts),
-// BENCH_BASELINE=<git ref> (adds "ours (baseline)", built from that commit), BENCH_METRICS=off|on|both,
+// BENCH_BASELINE=<git ref> ("ours (baseline)", built from that commit; unset: lib/baseline.js's
+// DEFAULT_BASELINE; `none`: no baseline), BENCH_METRICS=off|on|both,
+// BENCH_OURS_NODE_ARGS (Node flags for ours, as `--max-semi-space-size=64`),
 // and for the peers scenario (issue 19): BENCH_AUTH=off,keys,jwt, BENCH_ENGINES=sqlite,postgres, BENCH_JWT_ALG.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPostgres } from '../test/support/postgres-binaries.ts';
-import { baselineBuild } from './lib/baseline.js';
+import { baselineBuild, baselineRef } from './lib/baseline.js';
 import { AUTH_MODES, benchCredentials, seedKeysSqlite } from './lib/credentials.js';
 import { seededDatabase } from './lib/database.js';
 import { loadMark, loadSince, machineReport, sampleLoad } from './lib/machine.js';
@@ -17,10 +19,10 @@ import { installBuild, sourcesBuild } from './lib/install.js';
 import { BENCH, ROOT } from './lib/paths.js';
 import { killAll } from './lib/processes.js';
 import { METRICS_MODE, useBuild } from './lib/servers.js';
-import { runCompare } from './scenarios/compare.js';
-import { plannedTurns, runPeers } from './scenarios/peers.js';
+import { NEWEST, runCompare } from './scenarios/compare.js';
+import { nameOf, OURS, plannedTurns, runPeers } from './scenarios/peers.js';
 import { contendersTable, cpuTable, credentialsTable, peersBaselineTable, targetsTable } from './scenarios/peers-report.js';
-import { baselineTable, compareTable, compareTargets, metricsTable } from './scenarios/compare-report.js';
+import { baselineTable, compareTable, compareTargets, createTargets, metricsTable, newestTable } from './scenarios/compare-report.js';
 import { postgresVersion, runPostgres } from './scenarios/postgres.js';
 import { postgresTable, postgresTargets } from './scenarios/postgres-report.js';
 import { runScale, scaleTable, scaleTargets } from './scenarios/scale.js';
@@ -57,7 +59,7 @@ const options = {
   ours: process.env.BENCH_OURS === 'sources' ? 'sources' : 'installed',
   endpoints: new Set((process.env.BENCH_ENDPOINTS ?? 'ping,list,create').split(',').map((s) => s.trim())),
   only: new Set((process.env.BENCH_ONLY ?? 'compare,scale,workers,postgres').split(',').map((s) => s.trim())),
-  baseline: process.env.BENCH_BASELINE || undefined,
+  baseline: baselineRef(process.env.BENCH_BASELINE),
   // The peers scenario: which auth modes (in this order in every round) and which engines.
   auth: AUTH_MODES.filter((mode) => listFromEnv('BENCH_AUTH', AUTH_MODES.join(','), AUTH_MODES).includes(mode)),
   engines: new Set(listFromEnv('BENCH_ENGINES', 'sqlite,postgres', ['sqlite', 'postgres'])),
@@ -86,9 +88,12 @@ async function peersSection(context) {
   for (const [engine, byEndpoint] of Object.entries(results)) {
     parts.push(`### ${titles[engine]}`, cpuTable(byEndpoint), contendersTable(byEndpoint), `Targets (issues 19 and 26):\n\n${targetsTable(engine, byEndpoint)}`,
       `What credentials cost:\n\n${credentialsTable(byEndpoint)}`);
+    if (Object.values(byEndpoint).some((byName) => byName.has(nameOf(NEWEST, 'off')))) {
+      parts.push(`The newest API version against the default (ours, auth off):\n\n${newestTable(byEndpoint, nameOf(OURS, 'off'), nameOf(NEWEST, 'off'))}`);
+    }
     if (context.baseline) {
       const only = context.baseline.sameSchema ? '' : ` (schema ${context.baseline.build.schemaVersion}, not this build's: auth off only)`;
-      parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint)}`);
+      parts.push(`Before and after: ours against ${context.baseline.build.ref} (${context.baseline.build.commit})${only}\n\n${peersBaselineTable(byEndpoint, context.baseline.build.ref)}`);
     }
   }
   const notes = skipped.length === 0 ? '' : `\n\nNot run:\n${[...new Set(skipped)].map((line) => `- ${line}`).join('\n')}`;
@@ -138,9 +143,13 @@ try {
   if (options.only.has('compare')) {
     sections.push(await part(async () => {
       const results = await runCompare(context);
+      const before = baseline
+        ? `### Before and after: ours against ${baseline.build.ref} (${baseline.build.commit})\n\n${baselineTable(results)}`
+        : '### Before and after\n\n_No baseline ran (BENCH_BASELINE=none)._';
       return [
         `## Side by side (1,000 products)\n\n${compareTable(results)}\n\nTargets:\n${compareTargets(results)}`,
-        ...(baseline ? [`### Before and after: ours against ${baseline.build.ref} (${baseline.build.commit})\n\n${baselineTable(results)}`] : []),
+        `### The newest API version against the default (ours, the same build)\n\n${newestTable(results)}`,
+        `${before}\n\nTargets (issue 32, paired CPU per create):\n${createTargets(results, baseline?.build.ref)}`,
         ...(METRICS_MODE === 'both' ? [`### What metrics cost (ours, metrics on against off)\n\n${metricsTable(results)}`] : []),
       ].join('\n\n');
     }));

@@ -1,6 +1,7 @@
-// `npx node bench/sequencer.js [BASELINE]`: what PostgreSQL's event sequencer costs and how late events
-// reach streams (docs/events.md, "How late an event is"). BASELINE is a checkout without the sequencer
-// (default /work/main); this checkout is the contender.
+// `npx node bench/sequencer.js [REF]`: what PostgreSQL's event sequencer costs and how late events
+// reach streams (docs/events.md, "How late an event is"). REF is a commit without the sequencer (default
+// 9c59047^1, main just before it came), built like the benchmark's baseline (lib/baseline.js); this
+// checkout is the contender.
 // 1. CPU per create: one bin/serve.js of each build on a fresh database of one durable cluster, ROUNDS
 //    paired rounds (the order alternating), CREATES creates 16 at a time each; CPU of the server and of
 //    the whole cluster (the sequencer's statements run there), after 0.5 s for positions to be given.
@@ -10,14 +11,22 @@
 // 3. The same with the sequencer's node SIGKILLed halfway (it started first, so it holds the lock).
 // Env: ROUNDS (5), CREATES (2000), RATE (150), SECONDS (10).
 import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { baselineBuild } from './lib/baseline.js';
 import { startBenchPostgres } from './lib/postgres.js';
 import { cpuSeconds } from './lib/processes.js';
 
 const HERE = fileURLToPath(new URL('..', import.meta.url));
-const BASELINE = process.argv[2] ?? '/work/main';
+const REF = process.argv[2] ?? process.env.BENCH_BASELINE ?? '9c59047^1';
+const scratch = mkdtempSync(join(tmpdir(), 'svc-bench-sequencer-'));
+process.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
+// The installed package of REF: its bin/ beside its compiled dist/, as `root` below expects.
+const BASELINE = dirname(dirname(baselineBuild(REF, scratch).serve));
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const CREATES = Number(process.env.CREATES ?? 2000);
 const RATE = Number(process.env.RATE ?? 150);

@@ -25,6 +25,7 @@ const FILES = [
   'test/ops/two-processes.test.ts',
   'test/reliability/webhooks-at-least-once.test.ts',
   'test/unit/start-server-ownership.test.ts',
+  'test/unit/webhook-claim-read.test.ts',
 ];
 
 function runTests(args: readonly string[], url: string): { child: ChildProcess; done: Promise<number> } {

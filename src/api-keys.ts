@@ -7,9 +7,12 @@ import type { Storage } from './db/storage.ts';
 import { keyDigest } from './keys/format.ts';
 import { type ApiKeyView, presentApiKey, presentCreatedApiKey } from './keys/presenter.ts';
 import { type ApiKeyUseCases, createApiKeyUseCases } from './keys/use-cases.ts';
-import { validateNewApiKey } from './keys/validate.ts';
+import { type KeyVersionRules, validateNewApiKey } from './keys/validate.ts';
+import { RESOURCES, VERSIONS } from './registry.ts';
 import { decodeCursor, DEFAULT_LIMIT, encodeCursor, MAX_LIMIT } from './shared/paging.ts';
 import type { FieldError } from './shared/validation.ts';
+import { buildVersions } from './versions/api-versions.ts';
+import type { VersionSettings } from './versions/settings.ts';
 
 export type { ApiKeyView } from './keys/presenter.ts';
 
@@ -18,6 +21,23 @@ export interface ApiKeyRequest {
   name: string;
   scopes: readonly ScopeName[];
   expiresAt?: string | null;
+  /** The API version its requests get without Api-Version: a version served; by default SVC_API_VERSION of the settings given (else the first, 2026-11-21). */
+  apiVersion?: string;
+}
+
+/** The version settings a key is made under (Config's `versions`): SVC_API_VERSION, the default pin, and SVC_API_SUNSET, versions no key may pin once past. */
+export type ApiKeyVersionSettings = Pick<VersionSettings, 'defaultVersion' | 'sunsets'>;
+
+// Without settings: the first version (SVC_API_VERSION's default), and every version the build knows.
+const FIRST_VERSION: ApiKeyVersionSettings = { defaultVersion: VERSIONS[0]?.version ?? '', sunsets: new Map() };
+
+/**
+ * What a key made outside a request may pin, under `settings` at `now`: the versions served, and
+ * SVC_API_VERSION when it names none. For bin/keys.js, which judges its options before it opens the database.
+ */
+export function keyVersionRules(settings: ApiKeyVersionSettings = FIRST_VERSION, now = Date.now()): KeyVersionRules {
+  const versions = buildVersions(VERSIONS, RESOURCES, { at: settings.sunsets, announcedAt: 0 });
+  return { served: versions.servedAt(now).map((view) => view.id), defaultVersion: settings.defaultVersion, pinnable: true };
 }
 
 /** A request for a key that POST /api/keys would refuse with 422; `errors` lists every field error. */
@@ -66,12 +86,16 @@ function keysOn(db: Database): KeysOn {
   return fresh;
 }
 
-/** Makes a key; resolves to its ApiKey and the key itself, which is shown nowhere else: store it now. */
-export async function createApiKey(db: Database, request: ApiKeyRequest): Promise<ApiKeyView & { key: string }> {
+/**
+ * Makes a key; resolves to its ApiKey and the key itself, which is shown nowhere else: store it now.
+ * `settings` (a Config's `versions`) say which versions it may pin and which it pins when the request names none.
+ */
+export async function createApiKey(db: Database, request: ApiKeyRequest, settings?: ApiKeyVersionSettings): Promise<ApiKeyView & { key: string }> {
   const { storage, keys } = keysOn(db);
   // Only the members of a request, so an object with more in it is judged as POST /api/keys would judge its body.
-  const body = { name: request.name, scopes: request.scopes, ...(request.expiresAt === undefined ? {} : { expiresAt: request.expiresAt }) };
-  const result = validateNewApiKey(body, keys.now());
+  const { name, scopes, expiresAt, apiVersion } = request;
+  const body = { name, scopes, ...(expiresAt === undefined ? {} : { expiresAt }), ...(apiVersion === undefined ? {} : { apiVersion }) };
+  const result = validateNewApiKey(body, keys.now(), keyVersionRules(settings));
   if (!result.ok) throw new ApiKeyValidationError(result.errors);
   const { apiKey, key } = await storage.transaction((tx) => keys.create(tx, result.value));
   return presentCreatedApiKey(apiKey, key);

@@ -5,8 +5,8 @@ import { createStorage, type Database, defaultSqlDirFor, isPostgres, startEventS
 import { signalCommits } from './db/commit-watch.ts';
 import { latestVersion } from './db/migrate.ts';
 import type { Storage } from './db/storage.ts';
+import { eventCatalogue } from './events/catalogue.ts';
 import { countingEvents } from './events/count.ts';
-import { EVENT_TYPE_NAMES } from './events/model.ts';
 import type { EventRepository } from './events/repository.ts';
 import { addEventRoutes } from './events/routes.ts';
 import { liveStreamHandler } from './events/stream-handler.ts';
@@ -32,17 +32,23 @@ import { createLogger, type Logger } from './log/logger.ts';
 import { throttled } from './log/throttled.ts';
 import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 import { poolGauge } from './metrics/pool-gauge.ts';
+import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 import { addOpenApiRoutes } from './openapi/routes.ts';
-import { addProductRoutes } from './products/routes.ts';
-import { createProductUseCases } from './products/use-cases.ts';
 import { addReadinessRoutes } from './readiness/routes.ts';
+import { RESOURCES, VERSIONS } from './registry.ts';
+import { repositoryOf } from './resources/repository.ts';
+import type { Resource } from './resources/resource.ts';
+import { addResourceRoutes } from './resources/routes.ts';
+import { createResourceUseCases } from './resources/use-cases.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
 import { addWebhookRoutes } from './webhooks/routes.ts';
 import { createWebhookUseCases } from './webhooks/use-cases.ts';
 import { removedFrom, wroteTo } from './webhooks/wake.ts';
-import { addWorkspaceRoutes } from './workspaces/routes.ts';
-import { createWorkspaceUseCases } from './workspaces/use-cases.ts';
+import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
+import type { VersionSpec } from './versions/model.ts';
+import { negotiator } from './versions/negotiate.ts';
+import { addVersionRoutes } from './versions/routes.ts';
 
 export interface AppOptions {
   /** A node:sqlite database (openDatabase) or a PostgreSQL pool (openPostgres), migrated. */
@@ -58,6 +64,10 @@ export interface AppOptions {
    * (API keys, access tokens) by default; an embedding program may bring its own.
    */
   credentials?: CredentialCheck;
+  /** The resources served: src/registry.ts's by default; a test may serve one of its own. */
+  resources?: readonly Resource[];
+  /** The API versions served, oldest first: src/registry.ts's by default; a test may add one. */
+  versions?: readonly VersionSpec[];
 }
 
 /** A `node:http` request listener with the service's lifecycle controls. */
@@ -72,6 +82,10 @@ export interface App {
   readonly metrics: ServiceMetrics | null;
   /** The event feed's storage: what startEventRetention(app) deletes expired events from (docs/embedding.md). */
   readonly events: EventRepository;
+  /** The resources served: what openApiOptionsFor and startWebhookDeliveries take. */
+  readonly resources: readonly Resource[];
+  /** The API versions served, and how each changes the newest's answers and requests. */
+  readonly versions: ApiVersions;
 }
 
 /** Wires database → repositories → use cases → routes, and the request pipeline around them. */
@@ -79,10 +93,13 @@ export function createApp(options: AppOptions): App {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = options.metrics ?? null;
-  const retention = { eventRetentionMs: config.events.retentionMs };
-  const engine = createStorage(db, metrics === null ? retention : { ...retention, onCommit: (size) => metrics.commitBatchSize.observe(size) });
-  const counted = metrics === null ? engine : countingEvents(engine, (type) => metrics.eventsRecorded.inc(EVENT_TYPE_NAMES[type]));
-  const live = createLiveEvents(counted.events, watchCommits(db), logger, metrics);
+  const resources = options.resources ?? RESOURCES;
+  const versions = buildVersions(options.versions ?? VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt });
+  const catalogue = eventCatalogue(resources);
+  const shared = { eventRetentionMs: config.events.retentionMs, resources };
+  const engine = createStorage(db, metrics === null ? shared : { ...shared, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  const counted = metrics === null ? engine : countingEvents(engine, resources, countEventsIn(metrics, catalogue.names, catalogue.nameOf));
+  const live = createLiveEvents(counted.events, catalogue, watchCommits(db), logger, metrics);
   // On PostgreSQL events are readable once positioned: this app's pool runs a candidate for the sequencer.
   startEventSequencing(db, sequencerFailed(logger));
   // Every commit wakes the live streams of this process and, through the engine, of the others; and
@@ -96,14 +113,17 @@ export function createApp(options: AppOptions): App {
   const router = createRouter<Handler>();
   const ownCheck = options.credentials === undefined ? credentialCheckFor(config, storage, metrics, logger) : null;
   addReadinessRoutes(router, storage.readiness, latestVersion(options.sqlDir ?? defaultSqlDirFor(db)));
-  addProductRoutes(router, createProductUseCases(storage.products), writes);
-  addWorkspaceRoutes(router, createWorkspaceUseCases(storage.workspaces), writes);
-  addEventRoutes(router, createEventUseCases(storage.events), liveStreamHandler({ feed: live.feed, events: storage.events, typesOf: (query) => parseTypes(query.get('type')) }));
-  if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, (apiKey) => ownCheck?.remember?.(apiKey));
-  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, onDue: () => wroteTo(db), onRemoved: () => removedFrom(db) };
-  const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs };
+  const upgrades = { defaultCurrency: config.versions.defaultCurrency };
+  for (const resource of resources) addResourceRoutes(router, resource, createResourceUseCases(resource, repositoryOf(storage.resources, resource)), writes, upgrades);
+  const typesOf = (query: URLSearchParams) => parseTypes(catalogue, query.get('type'));
+  addEventRoutes(router, createEventUseCases(storage.events), catalogue, liveStreamHandler({ feed: live.feed, events: storage.events, typesOf }));
+  const servedVersions = (): string[] => versions.servedAt().map((view) => view.id);
+  if (config.auth === 'keys') addKeyRoutes(router, createApiKeyUseCases(storage.keys), writes, { remember: (apiKey) => ownCheck?.remember?.(apiKey), servedVersions });
+  const webhookOptions = { allowPrivate: config.webhooks.allowPrivate, events: catalogue, onDue: () => wroteTo(db), onRemoved: () => removedFrom(db), servedVersions };
+  const webhookRules = { events: storage.events, retentionMs: config.events.retentionMs, versions };
   addWebhookRoutes(router, createWebhookUseCases(storage.webhooks, storage.webhookDeliveries, webhookRules), writes, webhookOptions);
-  addOpenApiRoutes(router, config);
+  addVersionRoutes(router, versions, config.versions.defaultVersion);
+  addOpenApiRoutes(router, config, resources, versions);
   const pipeline = createPipeline({
     router,
     logger,
@@ -112,7 +132,8 @@ export function createApp(options: AppOptions): App {
     limitRate: rateLimitGuard(config.rateLimit, config.rateLimitWindowS),
     cors: createCors(config.corsOrigins, router.methodsAt),
     clientAddressOf: createClientAddressResolver(config.trustProxy),
-    report: metrics === null ? null : reportTo(metrics),
+    report: metrics === null ? null : reportTo(metrics, versions),
+    versions: negotiator(versions, config.versions.defaultVersion),
     redactUrl: secretRedactor([config.apiToken]),
     streams: new StreamAdmission(
       { perClient: config.events.streamsPerCaller, total: config.events.maxStreams },
@@ -125,7 +146,17 @@ export function createApp(options: AppOptions): App {
     logger,
     metrics,
     events: storage.events,
+    resources,
+    versions,
   });
+}
+
+// events_recorded_total, one series per event type of the resources served (registered afresh: metrics
+// reused for another app in the same process count the newest one's types).
+function countEventsIn(metrics: ServiceMetrics, names: readonly string[], nameOf: (type: number) => string): (type: number) => void {
+  metrics.registry.unregister('events_recorded_total');
+  const counter = metrics.registry.register(new EnumCounter('events_recorded_total', 'Events recorded with committed changes, by type.', 'type', names));
+  return (type) => counter.inc(nameOf(type));
 }
 
 // The sequencer's lost connections (a database outage): a line every few seconds, as it tries again.
@@ -133,11 +164,18 @@ function sequencerFailed(logger: Logger): (error: Error) => void {
   return throttled<Error>(5_000, (error, heldBack) => logger.warn('event sequencer: connection lost; trying again', { reason: error.message, heldBack }));
 }
 
-// The pipeline's reports, counted in the service's metrics.
-function reportTo(metrics: ServiceMetrics): RequestReport {
+// The pipeline's reports, counted in the service's metrics; api_requests_total has a series per version
+// known and `unsupported`, never a value a client sent (registered afresh, as events_recorded_total).
+function reportTo(metrics: ServiceMetrics, versions: ApiVersions): RequestReport {
+  metrics.registry.unregister('api_requests_total');
+  const labels = [...versions.all.map((view) => view.id), 'unsupported'];
+  const apiRequests = metrics.registry.register(new EnumCounter('api_requests_total', 'Requests under /api answered, by the API version they were made in (unsupported: refused for it).', 'version', labels));
   return {
     started: () => metrics.http.started(),
-    finished: (method, route, status, startedAt) => metrics.http.finished(method, route ?? UNMATCHED_ROUTE, status, startedAt),
+    finished: (method, route, status, startedAt, version) => {
+      metrics.http.finished(method, route ?? UNMATCHED_ROUTE, status, startedAt);
+      if (version !== null) apiRequests.inc(version);
+    },
     rateLimited: () => metrics.rateLimited.inc(),
     replayed: () => metrics.idempotentReplays.inc(),
     refused: (reason) => metrics.callersRefused.inc(reason),

@@ -2,7 +2,9 @@ import { checkAuth, checkTimeouts, type CoreSettings, parseAuthMode, parseCoreSe
 import { checkStreamLimits, type EventSettings, parseEventSettings } from './events/settings.ts';
 import { checkMetricsPort, type MetricsSettings, parseMetricsSettings } from './metrics/settings.ts';
 import type { Env } from './shared/settings.ts';
+import { VERSIONS } from './registry.ts';
 import { type JwtSettings, parseJwtSettings } from './tokens/settings.ts';
+import { parseVersionSettings, type VersionSettings } from './versions/settings.ts';
 import { parseWebhookSettings, type WebhookSettings } from './webhooks/settings.ts';
 
 // The one place that assembles the settings: each part parses its own variables in a module beside
@@ -22,6 +24,8 @@ export interface Config extends CoreSettings, MetricsSettings {
   events: EventSettings;
   /** SVC_WEBHOOK_*: deliveries (src/webhooks/settings.ts). */
   webhooks: WebhookSettings;
+  /** SVC_API_VERSION, SVC_API_SUNSET, SVC_DEFAULT_CURRENCY (src/versions/settings.ts). */
+  versions: VersionSettings;
 }
 
 /** Parses the SVC_* variables of `env`; throws ConfigError naming the first bad one. */
@@ -34,6 +38,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...parseMetricsSettings(env),
     events: parseEventSettings(env, core.maxConnections),
     webhooks: parseWebhookSettings(env),
+    versions: parseVersionSettings(env, VERSIONS.map((spec) => spec.version)),
   };
   checkTimeouts(config);
   checkMetricsPort(config, config);

@@ -3,6 +3,10 @@
 
 /** The request listener for any `node:http` server, and its options. */
 export { type App, type AppOptions, createApp } from './app.ts';
+/** The resources the service serves, and how a resource is described (docs/extending.md): createApp's `resources` takes more. */
+export { RESOURCES } from './registry.ts';
+export { type ChangeRule, describeResource, type EventNumbers, type FieldTable, type Refusal as ChangeRefusal, type Resource, type ResourceSpec, type Stored } from './resources/resource.ts';
+export { choiceField, type Field, integerField, objectField, textField } from './resources/fields.ts';
 /** Settings from SVC_* variables, validated; ConfigError names the first bad one. */
 export { type AuthMode, type Config, ConfigError, type Durability, loadConfig, type LogLevel } from './config.ts';
 /** A SQLite database in WAL mode with the pragmas the service relies on (`:memory:` works). */
@@ -27,14 +31,14 @@ export { METRICS_CONTENT_TYPE } from './metrics/exposition.ts';
 export { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';
 /** A family read at scrape time (e.g. a connection pool's state), added with `metrics.registry.register(…)`. */
 export { callbackMetric, type CallbackMetricSpec, type Collector, type Registry, type Sample } from './metrics/registry.ts';
-/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes))`. */
+/** The OpenAPI 3.1 document the app serves, for merging into a host's own document: `buildOpenApiDocument(openApiOptionsFor(config, app.routes, app.resources, app.versions))` (the default version; a fifth argument names another). */
 export { buildOpenApiDocument, type DocumentedAuth, type OpenApiOptions, openApiOptionsFor, type ServedRoute } from './openapi/document.ts';
 /** Deletes expired events (SVC_EVENTS_RETENTION) in the background of an app: startServer runs it; an embedder of createApp alone starts it (docs/embedding.md). */
 export { type EventRetention, type RetentionOptions, startEventRetention } from './events/retention.ts';
 /** The whole service on its own listener: resolves once listening, with a graceful close(). */
 export { openMigratedDatabase, openMigratedPostgres, type RunningServer, SchemaNotReadyError, startServer } from './server.ts';
 /** API keys (SVC_AUTH=keys): make, list, read and revoke them on a database of either engine, as bin/keys.js does. */
-export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+export { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyVersionSettings, type ApiKeyView, createApiKey, getApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 /** The pattern of a key for secret scanners (docs/security.md, API keys). */
 export { KEY_SCANNER_PATTERN } from './keys/format.ts';
 /** Callers: the scopes, and the seam an embedding program's own kind of credential implements (AppOptions.credentials). */

@@ -16,6 +16,7 @@ import { startEventRetention } from './events/retention.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { exposeMetrics, serviceMetricsFor } from './metrics/expose.ts';
 import { startWebhookDeliveries } from './webhook-deliveries.ts';
+import type { Resource } from './resources/resource.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
 
 /** A listening service. */
@@ -160,6 +161,8 @@ export interface StartServerOptions {
   db?: Database;
   /** What to count in (null: nothing); by default its own when SVC_METRICS_PORT is set, closed by close(). */
   metrics?: ServiceMetrics | null;
+  /** The resources to serve (createApp's `resources`); src/registry.ts's by default. */
+  resources?: readonly Resource[];
 }
 
 /**
@@ -174,7 +177,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   try {
     const db = options.db ?? opened(releases, await openServiceDatabase(config), closeDatabase);
     const metrics = options.metrics !== undefined ? options.metrics : opened(releases, serviceMetricsFor(config), (own) => own?.close());
-    const app = createApp({ db, config, logger, metrics });
+    const app = createApp({ db, config, logger, metrics, ...(options.resources === undefined ? {} : { resources: options.resources }) });
     // Stopped before the database closes (releases run newest first).
     opened(releases, startEventRetention(app, { logger }), (retention) => retention.stop());
     const server = createHttpServer(config, app);
@@ -183,7 +186,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       await stopListening(server);
       throw error;
     });
-    const deliveries = startWebhookDeliveries({ db, config, logger, metrics });
+    const deliveries = startWebhookDeliveries({ db, config, logger, metrics, resources: app.resources, versions: app.versions });
     let closing: Promise<void> | undefined;
     const close = (): Promise<void> => {
       closing ??= Promise.all([shutdown(server, app, config.shutdownTimeoutMs), deliveries.stop(config.shutdownTimeoutMs)])

@@ -2,10 +2,14 @@
 // startServer and bin/serve.js start them by themselves.
 import type { Config } from './config.ts';
 import { createStorage, type Database } from './db/engine.ts';
+import { eventCatalogue } from './events/catalogue.ts';
 import { createLogger, type Logger } from './log/logger.ts';
 import { callbackMetric } from './metrics/registry.ts';
 import { EnumCounter } from './metrics/instruments.ts';
 import type { ServiceMetrics } from './metrics/service-metrics.ts';
+import { RESOURCES, VERSIONS } from './registry.ts';
+import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
+import type { Resource } from './resources/resource.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
 import { startDeliveryRetention } from './webhooks/retention.ts';
 import { onRemoved, onWrites } from './webhooks/wake.ts';
@@ -17,6 +21,13 @@ export interface WebhookDeliveriesOptions {
   logger?: Logger;
   /** The app's metrics, to count attempts and report the oldest pending delivery in (null: nothing). */
   metrics?: ServiceMetrics | null;
+  /** The resources the app serves (its `resources` option): how their events are presented. src/registry.ts's by default. */
+  resources?: readonly Resource[];
+  /**
+   * The API versions the app serves (its `versions`): what each delivery is made in. By default src/registry.ts's,
+   * with the sunsets of `config`.
+   */
+  versions?: ApiVersions;
 }
 
 /** Running deliveries. */
@@ -50,10 +61,13 @@ function countIn(metrics: ServiceMetrics, oldestSeconds: () => number): (outcome
 export function startWebhookDeliveries(options: WebhookDeliveriesOptions): WebhookDeliveries {
   const { db, config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  const resources = options.resources ?? RESOURCES;
   let count: ((outcome: AttemptOutcome) => void) | undefined;
   const storage = createStorage(db);
   const deliverer = startDeliverer({
     storage,
+    catalogue: eventCatalogue(resources),
+    versions: options.versions ?? buildVersions(VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt }),
     settings: config.webhooks,
     logger,
     onAttempt: (outcome) => count?.(outcome),

@@ -6,13 +6,22 @@ import { join } from 'node:path';
 import { installBuild } from './install.js';
 import { ROOT } from './paths.js';
 
+/**
+ * The build every run measures ours against unless told otherwise: b433c7c, the service before the
+ * events' outbox (issue 32: every run shows what the outbox costs).
+ */
+export const DEFAULT_BASELINE = 'b433c7c';
+
+/** The baseline of BENCH_BASELINE: unset or empty for the default, `none` for no baseline, else a git ref. */
+export const baselineRef = (value) => (value === 'none' ? undefined : value || DEFAULT_BASELINE);
+
 /** Exports `ref` of the checkout's repository into `<dir>/baseline-src`, builds it, and returns the build with its commit. */
 export function baselineBuild(ref, dir) {
   let commit;
   try {
     commit = execFileSync('git', ['-C', ROOT, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error(`BENCH_BASELINE=${ref}: not a commit of the repository at ${ROOT} (a git checkout is needed)`);
+    throw new Error(`BENCH_BASELINE=${ref}: not a commit of the repository at ${ROOT} (a git checkout with that commit is needed: \`git fetch --unshallow\` in a shallow clone), or BENCH_BASELINE=none to run without a baseline`);
   }
   const source = join(dir, 'baseline-src');
   mkdirSync(source, { recursive: true });

@@ -1,5 +1,6 @@
 // Seeded SQLite databases: migrated by a build's own bin/migrate.js, then filled in one statement
-// that fits the schema the migration made (version 1 has no updated_at; version 2 does).
+// that fits the schema the migration made (version 1 has no updated_at; version 2 does; version 9
+// adds price_currency, without a default on PostgreSQL).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,13 +10,24 @@ import { ROOT } from './paths.js';
 // One INSERT…SELECT over a recursive CTE: a million rows in a few seconds, one transaction.
 // updated_at equals created_at, as for a product never changed; version keeps its default (1).
 const seedSql = (columns) => `
-  INSERT INTO products (${columns.join(', ')})
+  INSERT INTO products (${columns.map(([name]) => name).join(', ')})
   WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-  SELECT 'Product ' || i, (i * 7919) % 1000000, 1 + (i % 10 = 0), ${columns.slice(3).map(() => "'2026-01-01T00:00:00.000Z'").join(', ')} FROM n`;
+  SELECT ${columns.map(([, value]) => value).join(', ')} FROM n`;
 
-/** The columns the seed fills: the service's own, plus updated_at where the schema has it. */
+// Each column the seed may fill, with its value for row `i` (SQL that SQLite and PostgreSQL both read).
+const SEED_VALUES = {
+  name: "'Product ' || i",
+  price_in_cents: '(i * 7919) % 1000000',
+  status: '1 + (i % 10 = 0)',
+  price_currency: "'EUR'",
+  created_at: "'2026-01-01T00:00:00.000Z'",
+  updated_at: "'2026-01-01T00:00:00.000Z'",
+};
+
+/** The columns the seed fills, each with its value: the service's own, those of later schemas where `present`. */
 export function seedColumns(present) {
-  return ['name', 'price_in_cents', 'status', 'created_at', ...(present.includes('updated_at') ? ['updated_at'] : [])];
+  const optional = new Set(['updated_at', 'price_currency']);
+  return Object.entries(SEED_VALUES).filter(([name]) => !optional.has(name) || present.includes(name));
 }
 
 /**

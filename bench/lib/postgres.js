@@ -30,9 +30,10 @@ export async function seededPostgres(cluster, database, build, products) {
   execFileSync(process.execPath, [build.migrate], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const present = (await cluster.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'products'", database)).split('\n');
   const columns = seedColumns(present);
-  const at = columns.slice(3).map(() => "'2026-01-01T00:00:00.000Z'").join(', ');
+  // PostgreSQL adds a boolean to an integer only once it is cast.
+  const values = columns.map(([name, value]) => (name === 'status' ? `${value}::int` : value));
   await cluster.sql([
-    `INSERT INTO products (${columns.join(', ')}) SELECT 'Product ' || i, (i * 7919) % 1000000, 1 + (i % 10 = 0)::int, ${at} FROM generate_series(1, ${products}) AS i`,
+    `INSERT INTO products (${columns.map(([name]) => name).join(', ')}) SELECT ${values.join(', ')} FROM generate_series(1, ${products}) AS i`,
     // Settled before any copy is measured: no autovacuum of the seed during a turn.
     'VACUUM ANALYZE',
   ], database);

@@ -18,8 +18,11 @@ export function freePort() {
   });
 }
 
-/** Starts `node args…` under `taskset -c cpus` in its own process group; resolves once GET readyPath answers 200. */
-export async function startServer({ name, args, env, cpus, cwd, readyPath = '/api/ping', schemaVersion }) {
+/**
+ * Starts `node args…` under `taskset -c cpus` in its own process group; resolves once GET readyPath
+ * answers 200. `schemaVersion` and `apiVersion` say what its answers look like (lib/requests.js).
+ */
+export async function startServer({ name, args, env, cpus, cwd, readyPath = '/api/ping', schemaVersion, apiVersion }) {
   const port = await freePort();
   const child = spawn('taskset', ['-c', cpus, process.execPath, ...args], {
     cwd,
@@ -31,7 +34,7 @@ export async function startServer({ name, args, env, cpus, cwd, readyPath = '/ap
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
   });
-  const server = { name, pid: child.pid, url: `http://127.0.0.1:${port}`, child, exited: false, stderr: () => stderr, schemaVersion };
+  const server = { name, pid: child.pid, url: `http://127.0.0.1:${port}`, child, exited: false, stderr: () => stderr, schemaVersion, apiVersion };
   child.once('exit', () => {
     server.exited = true;
     running.delete(server);

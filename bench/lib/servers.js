@@ -14,6 +14,7 @@ if (!['off', 'on', 'both'].includes(METRICS_MODE)) throw new Error(`BENCH_METRIC
 // BENCH_PEER_ROWS: how the SQLite Fastify peer reads rows: `objects` (default, node:sqlite's and a
 // typical app's way) or `arrays` (ours' way). The PostgreSQL peer always reads arrays, as ours does.
 const PEER_ROWS = process.env.BENCH_PEER_ROWS || 'objects';
+const OURS_NODE_ARGS = (process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 if (!['objects', 'arrays'].includes(PEER_ROWS)) throw new Error(`BENCH_PEER_ROWS must be objects or arrays, got ${PEER_ROWS}`);
 
 // BENCH_HANDWRITTEN_JSON: how the hand-written peer serializes a list page: `string` (default, built
@@ -97,11 +98,16 @@ export function fastify(dir, dbPath, { pino = false, databaseUrl, name, baseline
   };
 }
 
-/** The service itself, as an operator runs it: bin/serve.js of `build` at its default durability. */
-export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, metrics = METRICS_MODE === 'on', build = oursBuild, extraEnv = {} } = {}) {
+/**
+ * The service itself, as an operator runs it: bin/serve.js of `build` at its default durability.
+ * With `apiVersion`, its requests ask for that API version (lib/requests.js, requestFor).
+ */
+export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU, name, metrics = METRICS_MODE === 'on', build = oursBuild, extraEnv = {}, apiVersion } = {}) {
   return {
     name: name ?? (logs ? 'ours, logs on' : 'ours'),
-    args: [build.serve],
+    // BENCH_OURS_NODE_ARGS: Node flags for ours, before bin/serve.js (which keeps a --max-semi-space-size
+    // given there: `--max-semi-space-size=64` runs it with the young generation b433c7c had).
+    args: [...OURS_NODE_ARGS, build.serve],
     env: {
       ...cleanEnv(),
       ...(dbPath === undefined ? {} : { SVC_DB_PATH: dbPath }),
@@ -113,5 +119,6 @@ export function ours(dir, dbPath, { logs = false, workers = 1, cpus = SERVER_CPU
     cpus,
     cwd: dir,
     schemaVersion: build.schemaVersion,
+    apiVersion,
   };
 }

@@ -31,6 +31,23 @@ export function paired(a, b, metric = 'cpuUs') {
   return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
+// Judged on the figures as printed (two decimals), so a printed 0.90× meets a goal of 0.90×.
+const shown = (value) => Math.round(value * 100) / 100;
+
+/** met (in every round), met in the median, or MISSED, for a paired ratio that should be at least `goal`. */
+export function verdict(p, goal) {
+  if (!Number.isFinite(p.median)) return 'not measured';
+  if (shown(p.min) >= goal) return 'met';
+  return shown(p.median) >= goal ? 'met in the median' : 'MISSED';
+}
+
+/** The same for a paired ratio that should be at most `goal`. */
+export function verdictAtMost(p, goal) {
+  if (!Number.isFinite(p.median)) return 'not measured';
+  if (shown(p.max) <= goal) return 'met';
+  return shown(p.median) <= goal ? 'met in the median' : 'MISSED';
+}
+
 /** A paired ratio as `1.02× (0.97–1.08)`: the median, then the range over rounds. */
 export const pairedText = (p) => (Number.isFinite(p.median) ? `${p.median.toFixed(2)}× (${p.min.toFixed(2)}–${p.max.toFixed(2)})` : '–');
 

@@ -30,7 +30,8 @@ const iso = (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH2
 const SQL = {
   version: 'SELECT coalesce(max(version), 0) FROM schema_migrations',
   page: `SELECT id, name, price_in_cents, status, ${iso('created_at')}, ${iso('updated_at')}, version FROM products WHERE id < $1 ORDER BY id DESC LIMIT $2`,
-  insert: 'INSERT INTO products (name, price_in_cents, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+  // A create in the default API version gets the default currency (SVC_DEFAULT_CURRENCY, EUR), as in the service.
+  insert: "INSERT INTO products (name, price_in_cents, price_currency, status, created_at, updated_at) VALUES ($1, $2, 'EUR', $3, $4, $5) RETURNING id",
   key: KEY_SQL.postgres,
 };
 const query = async (runner, name, values = []) => (await runner.query({ name, text: SQL[name], values, rowMode: 'array' })).rows;

@@ -11,7 +11,8 @@ const db = new DatabaseSync(process.env.DB_PATH);
 db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
 const version = db.prepare('SELECT (SELECT user_version FROM pragma_user_version) AS v, (SELECT count(*) FROM sqlite_schema) AS n');
 const page = db.prepare('SELECT id, name, price_in_cents, status, created_at, updated_at, version FROM products WHERE id < ? ORDER BY id DESC LIMIT ?');
-const insert = db.prepare('INSERT INTO products (name, price_in_cents, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
+// A create in the default API version gets the default currency (SVC_DEFAULT_CURRENCY, EUR), as in the service.
+const insert = db.prepare("INSERT INTO products (name, price_in_cents, price_currency, status, created_at, updated_at) VALUES (?, ?, 'EUR', ?, ?, ?)");
 
 const app = createApp();
 

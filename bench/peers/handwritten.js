@@ -22,7 +22,8 @@ const statements = {
   version: db.prepare('SELECT (SELECT user_version FROM pragma_user_version) AS v, (SELECT count(*) FROM sqlite_schema) AS n'),
   page: db.prepare(`SELECT ${COLUMNS} FROM products WHERE id < ? ORDER BY id DESC LIMIT ?`),
   pageOfStatus: db.prepare(`SELECT ${COLUMNS} FROM products WHERE status = ? AND id < ? ORDER BY id DESC LIMIT ?`),
-  insert: db.prepare('INSERT INTO products (name, price_in_cents, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)'),
+  // A create in the default API version gets the default currency (SVC_DEFAULT_CURRENCY, EUR), as in the service.
+  insert: db.prepare("INSERT INTO products (name, price_in_cents, price_currency, status, created_at, updated_at) VALUES (?, ?, 'EUR', ?, ?, ?)"),
 };
 for (const read of [statements.version, statements.page, statements.pageOfStatus]) read.setReturnArrays(true);
 

@@ -10,10 +10,10 @@ import { AUTH_LABEL, peerAuthEnv, seedKeysPostgres, serviceAuthEnv, withCredenti
 import { copyOf } from '../lib/database.js';
 import { copyOfDatabase, seededPostgres, startBenchPostgres } from '../lib/postgres.js';
 import { startServer, stopServer } from '../lib/processes.js';
-import { checkAnswer, REQUESTS } from '../lib/requests.js';
+import { checkAnswer, NEWEST_VERSION, requestFor } from '../lib/requests.js';
 import { runRounds } from '../lib/rounds.js';
 import { currentBuild, fastify, handwritten, ours, reference } from '../lib/servers.js';
-import { ENDPOINTS } from './compare.js';
+import { ENDPOINTS, NEWEST } from './compare.js';
 
 export const HANDWRITTEN = 'hand-written';
 export const FASTIFY = 'Fastify';
@@ -22,18 +22,23 @@ export const BASELINE = 'ours (baseline)';
 // The reference server of issue 26 (no credentials: one row, divided into ours of every mode).
 export const REFERENCE = 'reference';
 
-// BENCH_PEERS: which peers run beside ours (default all): reference (ping and list on SQLite),
-// handwritten, fastify. Fewer peers make shorter rounds when only some ratios are wanted.
-const PEER_KINDS = ['reference', 'handwritten', 'fastify'];
-export const PEERS = new Set((process.env.BENCH_PEERS || PEER_KINDS.join(',')).split(',').map((s) => s.trim()));
+// BENCH_PEERS: which peers run beside ours (default reference,handwritten,fastify): reference (ping
+// and list on SQLite), handwritten, fastify; and newest: ours asking for the newest API version, with
+// auth off, in the turn after ours (so Fastify's turn is one further from ours). Fewer peers make
+// shorter rounds when only some ratios are wanted.
+const PEER_KINDS = ['reference', 'handwritten', 'fastify', 'newest'];
+export const PEERS = new Set((process.env.BENCH_PEERS || 'reference,handwritten,fastify').split(',').map((s) => s.trim()));
 for (const kind of PEERS) if (!PEER_KINDS.includes(kind)) throw new Error(`BENCH_PEERS takes ${PEER_KINDS.join(', ')}; got ${kind}`);
 const referenceRuns = (endpoint) => PEERS.has('reference') && endpoint !== 'create';
+// The newest API version against the default is a property of the build, not of a credential: one mode.
+const newestRuns = (mode) => PEERS.has('newest') && mode === 'off';
 
 /** The name of a contender in a mode: `ours, keys`. */
 export const nameOf = (who, mode) => `${who}, ${mode}`;
 
-// The order of turns in a round: per mode, the hand-written peer, (the baseline,) ours, Fastify, so
-// ours is always one turn from each peer and the baseline beside ours.
+// The order of turns in a round: per mode, the hand-written peer, (the baseline,) ours, (ours in the
+// newest version,) Fastify, so the baseline is beside ours and ours one turn from each peer (two from
+// Fastify where the newest version runs).
 
 // A baseline of another schema (one from before API keys) knows no credentials, so it would serve a
 // keys or tokens mode openly, doing less work: it runs with auth off only.
@@ -46,6 +51,7 @@ function sqliteSpecs({ dir, template1k, baseline }, endpoint, mode, credentials)
     ...(PEERS.has('handwritten') ? [{ ...handwritten(dir, db('handwritten'), { name: nameOf(HANDWRITTEN, mode), authEnv: peerEnv }), mode, exactRules: true }] : []),
     ...(baselineRuns(baseline, mode) ? [{ ...ours(dir, db('baseline', baseline.template1k), { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv }), mode, optional: true, exactRules: true }] : []),
     { ...ours(dir, db('ours'), { name: nameOf(OURS, mode), extraEnv: oursEnv }), mode, optional: true, exactRules: true },
+    ...(newestRuns(mode) ? [{ ...ours(dir, db('newest'), { name: nameOf(NEWEST, mode), apiVersion: NEWEST_VERSION, extraEnv: oursEnv }), mode, optional: true }] : []),
     ...(PEERS.has('fastify') ? [{ ...fastify(dir, db('fastify'), { name: nameOf(FASTIFY, mode), authEnv: peerEnv }), mode }] : []),
   ];
 }
@@ -56,6 +62,7 @@ async function postgresSpecs({ dir, baseline }, pg, endpoint, mode, credentials)
   return [
     ...(pg.templates.baseline && baselineRuns(baseline, mode) ? [{ ...ours(dir, undefined, { name: nameOf(BASELINE, mode), build: baseline.build, extraEnv: oursEnv(await url('baseline', pg.templates.baseline)) }), mode, optional: true, exactRules: true }] : []),
     { ...ours(dir, undefined, { name: nameOf(OURS, mode), extraEnv: oursEnv(await url('ours')) }), mode, optional: true, exactRules: true },
+    ...(newestRuns(mode) ? [{ ...ours(dir, undefined, { name: nameOf(NEWEST, mode), apiVersion: NEWEST_VERSION, extraEnv: oursEnv(await url('newest')) }), mode, optional: true }] : []),
     { ...fastify(dir, undefined, { name: nameOf(FASTIFY, mode), databaseUrl: await url('fastify'), authEnv: peerAuthEnv(credentials, mode) }), mode },
   ];
 }
@@ -75,7 +82,7 @@ async function startChecked(spec, endpoint, credentials, skipped) {
   try {
     // The reference server serves no credentials and no cursor: its answer is checked, nothing more.
     if (spec.name === REFERENCE) {
-      await checkAnswer(server, REQUESTS[endpoint]);
+      await checkAnswer(server, requestFor(server, endpoint));
       return server;
     }
     if (!(await checkCredentials(server, spec.mode, credentials))) {
@@ -84,7 +91,7 @@ async function startChecked(spec, endpoint, credentials, skipped) {
       await stopServer(server);
       return null;
     }
-    const request = withCredential(REQUESTS[endpoint], credentials, spec.mode);
+    const request = withCredential(requestFor(server, endpoint), credentials, spec.mode);
     await checkAnswer(server, request);
     await checkPaging(server, request.headers?.authorization);
     if (server.exactRules) await checkCreateRules(server, request.headers?.authorization);
@@ -104,7 +111,7 @@ async function measureEndpoint(specs, endpoint, credentials, options, skipped) {
       const server = await startChecked(spec, endpoint, credentials, skipped);
       if (server !== null) servers.push(server);
     }
-    return await runRounds(servers, (server) => withCredential(REQUESTS[endpoint], credentials, server.mode), options);
+    return await runRounds(servers, (server) => withCredential(requestFor(server, endpoint), credentials, server.mode), options);
   } finally {
     await Promise.all(servers.map(stopServer));
   }
@@ -112,9 +119,9 @@ async function measureEndpoint(specs, endpoint, credentials, options, skipped) {
 
 /** How many turns the scenario will run, for the estimate printed before it starts. */
 export function plannedTurns(options, baseline) {
-  const baselineModes = options.auth.filter((mode) => baselineRuns(baseline, mode)).length;
+  const oneModeTurns = options.auth.filter((mode) => baselineRuns(baseline, mode)).length + options.auth.filter(newestRuns).length;
   const sqlitePeers = 1 + (PEERS.has('handwritten') ? 1 : 0) + (PEERS.has('fastify') ? 1 : 0);
-  const perEngine = (engine, endpoint) => (engine === 'sqlite' ? sqlitePeers + (referenceRuns(endpoint) ? 1 / options.auth.length : 0) : 2) * options.auth.length + baselineModes;
+  const perEngine = (engine, endpoint) => (engine === 'sqlite' ? sqlitePeers + (referenceRuns(endpoint) ? 1 / options.auth.length : 0) : 2) * options.auth.length + oneModeTurns;
   const endpoints = ENDPOINTS.filter((e) => options.endpoints.has(e));
   return [...options.engines].reduce((sum, engine) => sum + endpoints.reduce((n, endpoint) => n + perEngine(engine, endpoint), 0), 0);
 }

@@ -11,6 +11,8 @@ export interface Caller {
   readonly scopes: readonly Scope[];
   /** When the credential stops being valid (ms since the epoch), when it says: an access token's `exp`. A live stream ends then. */
   readonly expiresAt?: number;
+  /** The API version its requests get when they name none (an API key's pin, docs/versions.md). */
+  readonly apiVersion?: string;
 }
 
 /**

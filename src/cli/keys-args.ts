@@ -14,6 +14,7 @@ const OPTIONS = {
   name: { type: 'string' },
   scopes: { type: 'string' },
   'expires-at': { type: 'string' },
+  'api-version': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 type OptionName = keyof typeof OPTIONS;
@@ -62,7 +63,7 @@ function createBody(options: Map<OptionName, string | true>): Record<string, unk
     const value = options.get(name);
     return typeof value === 'string' ? value : undefined;
   };
-  const body: Record<string, unknown> = { name: text('name'), scopes: text('scopes')?.split(','), expiresAt: text('expires-at') };
+  const body: Record<string, unknown> = { name: text('name'), scopes: text('scopes')?.split(','), expiresAt: text('expires-at'), apiVersion: text('api-version') };
   for (const field of Object.keys(body)) if (body[field] === undefined) delete body[field];
   return body;
 }

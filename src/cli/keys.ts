@@ -1,6 +1,7 @@
-import { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, wholeKeyMatch, listApiKeys, revokeApiKey } from '../api-keys.ts';
+import { type ApiKeyRequest, ApiKeyValidationError, type ApiKeyView, createApiKey, keyVersionRules, wholeKeyMatch, listApiKeys, revokeApiKey } from '../api-keys.ts';
 import { nameOfScope } from '../callers/scopes.ts';
 import { redactCredentials } from '../callers/shapes.ts';
+import type { Config } from '../config.ts';
 import { closeDatabase, type Database } from '../db/engine.ts';
 import { validateNewApiKey } from '../keys/validate.ts';
 import { SchemaNotReadyError, openServiceDatabase } from '../server.ts';
@@ -11,16 +12,17 @@ import { parseCommand } from './keys-args.ts';
 type Env = Record<string, string | undefined>;
 
 const USAGE = `usage:
-  node bin/keys.js create --name NAME --scopes SCOPE[,SCOPE...] [--expires-at TIME]
+  node bin/keys.js create --name NAME --scopes SCOPE[,SCOPE...] [--expires-at TIME] [--api-version VERSION]
   node bin/keys.js list
   node bin/keys.js revoke ID|KEY
-SCOPE is read, write or admin; TIME an RFC 3339 date-time in the future (2027-01-31T12:00:00Z).
+SCOPE is read, write or admin; TIME an RFC 3339 date-time in the future (2027-01-31T12:00:00Z);
+VERSION the API version the key's requests get without Api-Version, one served (default: SVC_API_VERSION).
 The database is SVC_DATABASE_URL (PostgreSQL) when set, else SVC_DB_PATH (SQLite, data/app.db).
 create prints the new key on stdout, once: it is stored nowhere. revoke takes a key's id, or the whole key.
 `;
 
 // The CLI's words for the fields of POST /api/keys.
-const FLAGS: Readonly<Record<string, string>> = { '/name': '--name', '/scopes': '--scopes', '/expiresAt': '--expires-at' };
+const FLAGS: Readonly<Record<string, string>> = { '/name': '--name', '/scopes': '--scopes', '/expiresAt': '--expires-at', '/apiVersion': '--api-version' };
 
 /**
  * Writes one line of output. Every line but a new key's own goes through here, with anything shaped like
@@ -35,14 +37,14 @@ function describeErrors(errors: readonly FieldError[]): string {
   return errors.map((error) => ('pointer' in error ? `${FLAGS[error.pointer.replace(/^(\/\w+).*$/, '$1')] ?? error.pointer}: ${error.detail}` : error.detail)).join('\n');
 }
 
-// Columns padded to their widest value (an id, `read,write,admin`, a time), the name last: it may hold spaces.
-const WIDTHS = [12, 16, 24, 24, 24];
+// Columns padded to their widest value (an id, `read,write,admin`, a time, a version), the name last: it may hold spaces.
+const WIDTHS = [12, 16, 24, 24, 24, 10];
 function row(cells: readonly string[]): string {
   return cells.map((cell, i) => cell.padEnd(WIDTHS[i] ?? 0)).join('  ');
 }
 
 function cellsOf(key: ApiKeyView): string[] {
-  return [key.id, key.scopes.join(','), key.createdAt, key.expiresAt ?? '-', key.revokedAt ?? '-', key.name];
+  return [key.id, key.scopes.join(','), key.createdAt, key.expiresAt ?? '-', key.revokedAt ?? '-', key.apiVersion, key.name];
 }
 
 // Every key, page after page (test/cli/keys.test.ts lists more than one page).
@@ -51,7 +53,7 @@ async function list(db: Database): Promise<void> {
   let header = false;
   do {
     const page = await listApiKeys(db, { limit: 200, ...(cursor === undefined ? {} : { cursor }) });
-    if (!header && page.keys.length > 0) say(process.stdout, row(['ID', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED', 'NAME']));
+    if (!header && page.keys.length > 0) say(process.stdout, row(['ID', 'SCOPES', 'CREATED', 'EXPIRES', 'REVOKED', 'VERSION', 'NAME']));
     header ||= page.keys.length > 0;
     for (const key of page.keys) say(process.stdout, row(cellsOf(key)));
     cursor = page.nextCursor ?? undefined;
@@ -62,12 +64,12 @@ async function list(db: Database): Promise<void> {
 /** A command ready to run: a create's request already validated. */
 type Runnable = { kind: 'create'; request: ApiKeyRequest } | { kind: 'list' } | { kind: 'revoke'; id: string; key?: string };
 
-async function create(db: Database, request: ApiKeyRequest): Promise<number> {
-  const created = await createApiKey(db, request);
+async function create(db: Database, request: ApiKeyRequest, config: Config): Promise<number> {
+  const created = await createApiKey(db, request, config.versions);
   // The one line never redacted: the key itself, alone on stdout.
   process.stdout.write(`${created.key}\n`);
   const expiry = created.expiresAt === null ? 'never expires' : `expires at ${created.expiresAt}`;
-  say(process.stderr, `made API key ${created.id} (${created.name}; scopes ${created.scopes.join(', ')}; ${expiry}).`);
+  say(process.stderr, `made API key ${created.id} (${created.name}; scopes ${created.scopes.join(', ')}; ${expiry}; API version ${created.apiVersion}).`);
   say(process.stderr, 'The key above is shown this once and stored nowhere: keep it in your secret store now.');
   return 0;
 }
@@ -90,9 +92,9 @@ async function revoke(db: Database, id: string, key: string | undefined): Promis
   return 0;
 }
 
-function run(db: Database, command: Runnable): Promise<number> {
+function run(db: Database, command: Runnable, config: Config): Promise<number> {
   if (command.kind === 'list') return list(db).then(() => 0);
-  if (command.kind === 'create') return create(db, command.request);
+  if (command.kind === 'create') return create(db, command.request, config);
   return revoke(db, command.id, command.key);
 }
 
@@ -109,17 +111,18 @@ export async function main(args: readonly string[], env: Env): Promise<number> {
     return 0;
   }
   if (parsed.kind === 'usage') return usage(parsed.problem);
+  // The settings first: a key pins SVC_API_VERSION unless told, and never a version past its sunset.
+  const config = configOrExit(env);
   let command: Runnable;
   if (parsed.kind === 'create') {
     // Judged before the database is opened: a bad request is a usage error wherever the database is.
-    const checked = validateNewApiKey(parsed.body, new Date());
+    const checked = validateNewApiKey(parsed.body, new Date(), keyVersionRules(config.versions));
     if (!checked.ok) return usage(describeErrors(checked.errors));
-    const { name, scopes, expiresAt } = checked.value;
-    command = { kind: 'create', request: { name, scopes: scopes.map(nameOfScope), expiresAt } };
+    const { name, scopes, expiresAt, apiVersion } = checked.value;
+    command = { kind: 'create', request: { name, scopes: scopes.map(nameOfScope), expiresAt, apiVersion } };
   } else {
     command = parsed;
   }
-  const config = configOrExit(env);
   let db: Database;
   try {
     db = await openServiceDatabase(config);
@@ -128,7 +131,7 @@ export async function main(args: readonly string[], env: Env): Promise<number> {
     return 1;
   }
   try {
-    return await run(db, command);
+    return await run(db, command, config);
   } catch (error) {
     if (error instanceof ApiKeyValidationError) return usage(describeErrors(error.errors));
     say(process.stderr, `keys ${command.kind} failed: ${(error as Error).message}`);

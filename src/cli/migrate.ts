@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import { openDatabase, readSchemaVersionOf } from '../sqlite/database.ts';
-import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, type MigrationResult, migrate, readMigrations } from '../db/migrate.ts';
+import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, DEFAULT_SQL_DIR, type MigrationParameters, type MigrationResult, migrate, readMigrations } from '../db/migrate.ts';
 import { migratePostgres, postgresSchemaVersion } from '../postgres/migrate.ts';
 import { openPostgres } from '../postgres/open.ts';
 import { createLogger, type Logger } from '../log/logger.ts';
@@ -24,6 +24,9 @@ interface Target {
   close(): Promise<void>;
 }
 
+// What the migration files take from migrate's environment (the currency that rows stored before a price had one get).
+const parametersOf = (config: Config): MigrationParameters => ({ SVC_DEFAULT_CURRENCY: config.versions.defaultCurrency });
+
 function sqliteTarget(config: Config): Target {
   const path = config.dbPath;
   return {
@@ -35,7 +38,7 @@ function sqliteTarget(config: Config): Target {
       // A command-line tool: it may block while it waits for a serving process's write lock.
       const db = openDatabase(path, { create: true, durability: config.durability, busyTimeoutMs: MIGRATE_BUSY_TIMEOUT_MS });
       try {
-        return migrate(db);
+        return migrate(db, DEFAULT_SQL_DIR, parametersOf(config));
       } finally {
         db.close();
       }
@@ -50,7 +53,7 @@ function postgresTarget(config: Config): Target {
     name: client.redactedUrl,
     sqlDir: DEFAULT_POSTGRES_SQL_DIR,
     current: () => postgresSchemaVersion(client),
-    apply: () => migratePostgres(client),
+    apply: () => migratePostgres(client, DEFAULT_POSTGRES_SQL_DIR, parametersOf(config)),
     close: () => client.end(),
   };
 }

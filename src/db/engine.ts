@@ -7,6 +7,7 @@ import { watchSqliteCommits } from '../sqlite/commit-watch.ts';
 import { createSqliteStorage } from '../sqlite/storage.ts';
 import type { CommitWatch } from './commit-watch.ts';
 import type { Storage } from './storage.ts';
+import type { Resource } from '../resources/resource.ts';
 
 /** A database the service runs on: a node:sqlite connection (openDatabase) or a PostgreSQL pool (openPostgres). */
 export type Database = DatabaseSync | PostgresClient;
@@ -26,13 +27,18 @@ export interface StorageHooks {
   onCommit?: (size: number) => void;
   /** SVC_EVENTS_RETENTION in milliseconds: events older are never read (168h by default). */
   eventRetentionMs?: number;
+  /** The resources whose repositories the storage holds (src/registry.ts, in the app); none by default. */
+  resources?: readonly Resource[];
 }
 
 /** The Storage of `db`'s engine. */
 export function createStorage(db: Database, hooks: StorageHooks = {}): Storage {
-  const retention = hooks.eventRetentionMs === undefined ? {} : { eventRetentionMs: hooks.eventRetentionMs };
-  if (isPostgres(db)) return createPostgresStorage(db, retention);
-  return createSqliteStorage(db, { ...retention, ...(hooks.onCommit === undefined ? {} : { onCommit: hooks.onCommit }) });
+  const shared = {
+    ...(hooks.eventRetentionMs === undefined ? {} : { eventRetentionMs: hooks.eventRetentionMs }),
+    ...(hooks.resources === undefined ? {} : { resources: hooks.resources }),
+  };
+  if (isPostgres(db)) return createPostgresStorage(db, shared);
+  return createSqliteStorage(db, { ...shared, ...(hooks.onCommit === undefined ? {} : { onCommit: hooks.onCommit }) });
 }
 
 /** Closes the connection or the pool (idempotent). */

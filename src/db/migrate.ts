@@ -1,6 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { schemaVersion } from '../sqlite/database.ts';
-import { assertNotNewer, DEFAULT_SQL_DIR, type Migration, MigrationError, type MigrationResult, readMigrations } from './migrations.ts';
+import {
+  assertNotNewer, DEFAULT_MIGRATION_PARAMETERS, DEFAULT_SQL_DIR, filledIn, type Migration, MigrationError, type MigrationParameters, type MigrationResult,
+  readMigrations,
+} from './migrations.ts';
 import type { PostgresClient } from '../postgres/client.ts';
 import { migratePostgres } from '../postgres/migrate.ts';
 
@@ -11,11 +14,12 @@ export {
   latestVersion,
   type Migration,
   MigrationError,
+  type MigrationParameters,
   type MigrationResult,
   readMigrations,
 } from './migrations.ts';
 
-function applyOne(db: DatabaseSync, migration: Migration): boolean {
+function applyOne(db: DatabaseSync, migration: Migration, parameters: MigrationParameters): boolean {
   // BEGIN IMMEDIATE takes the write lock first, so two migrators never both apply a file.
   db.exec('BEGIN IMMEDIATE');
   try {
@@ -23,7 +27,7 @@ function applyOne(db: DatabaseSync, migration: Migration): boolean {
       db.exec('ROLLBACK');
       return false;
     }
-    db.exec(migration.sql);
+    db.exec(filledIn(migration, parameters));
     db.exec(`PRAGMA user_version = ${migration.version}`);
     db.exec('COMMIT');
     return true;
@@ -33,25 +37,30 @@ function applyOne(db: DatabaseSync, migration: Migration): boolean {
   }
 }
 
-function migrateSqlite(db: DatabaseSync, sqlDir: string): MigrationResult {
+function migrateSqlite(db: DatabaseSync, sqlDir: string, parameters: MigrationParameters): MigrationResult {
   const migrations = readMigrations(sqlDir);
   const from = schemaVersion(db);
   assertNotNewer(from, migrations.at(-1)?.version ?? 0);
   const applied: string[] = [];
   for (const migration of migrations.filter((m) => m.version > from)) {
-    if (applyOne(db, migration)) applied.push(migration.file);
+    if (applyOne(db, migration, parameters)) applied.push(migration.file);
   }
   return { from, to: schemaVersion(db), applied };
 }
 
 /**
  * Applies every migration above the database's version, each file with its new version in one
- * transaction: SQLite's from `sql/` (synchronously), PostgreSQL's from `sql/postgres/`.
+ * transaction: SQLite's from `sql/` (synchronously), PostgreSQL's from `sql/postgres/`. `parameters`
+ * fill in what a file takes from the environment (SVC_DEFAULT_CURRENCY; EUR when not given).
  */
-export function migrate(db: DatabaseSync, sqlDir?: string): MigrationResult;
-export function migrate(db: PostgresClient, sqlDir?: string): Promise<MigrationResult>;
-export function migrate(db: DatabaseSync | PostgresClient, sqlDir?: string): MigrationResult | Promise<MigrationResult>;
-export function migrate(db: DatabaseSync | PostgresClient, sqlDir?: string): MigrationResult | Promise<MigrationResult> {
-  if ('engine' in db) return sqlDir === undefined ? migratePostgres(db) : migratePostgres(db, sqlDir);
-  return migrateSqlite(db, sqlDir ?? DEFAULT_SQL_DIR);
+export function migrate(db: DatabaseSync, sqlDir?: string, parameters?: MigrationParameters): MigrationResult;
+export function migrate(db: PostgresClient, sqlDir?: string, parameters?: MigrationParameters): Promise<MigrationResult>;
+export function migrate(db: DatabaseSync | PostgresClient, sqlDir?: string, parameters?: MigrationParameters): MigrationResult | Promise<MigrationResult>;
+export function migrate(
+  db: DatabaseSync | PostgresClient,
+  sqlDir?: string,
+  parameters: MigrationParameters = DEFAULT_MIGRATION_PARAMETERS,
+): MigrationResult | Promise<MigrationResult> {
+  if ('engine' in db) return migratePostgres(db, sqlDir, parameters);
+  return migrateSqlite(db, sqlDir ?? DEFAULT_SQL_DIR, parameters);
 }

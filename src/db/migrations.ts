@@ -14,6 +14,27 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
+/**
+ * What a migration file may take from the environment of the process that applies it, written
+ * `{{NAME}}` in the file: the currency that prices stored before they had one get. Values are
+ * checked (src/versions/settings.ts), so they are safe in a quoted SQL literal.
+ */
+export interface MigrationParameters {
+  readonly SVC_DEFAULT_CURRENCY: string;
+}
+
+export const DEFAULT_MIGRATION_PARAMETERS: MigrationParameters = { SVC_DEFAULT_CURRENCY: 'EUR' };
+
+/** The text of a migration with its `{{NAME}}` placeholders filled in; an unknown one is refused. */
+export function filledIn(migration: Migration, parameters: MigrationParameters): string {
+  return migration.sql.replace(/\{\{([A-Z_]+)\}\}/g, (_, name: string) => {
+    if (!Object.hasOwn(parameters, name)) throw new MigrationError(`${migration.file} asks for {{${name}}}, which no setting fills in`);
+    const value = parameters[name as keyof MigrationParameters];
+    if (!/^[A-Za-z0-9_-]*$/.test(value)) throw new MigrationError(`${migration.file}: {{${name}}} would be ${JSON.stringify(value)}`);
+    return value;
+  });
+}
+
 export interface MigrationResult {
   from: number;
   to: number;

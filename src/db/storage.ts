@@ -1,15 +1,14 @@
 import type { EventRepository } from '../events/repository.ts';
 import type { IdempotencyRepository } from '../idempotency/repository.ts';
 import type { ApiKeyRepository } from '../keys/repository.ts';
-import type { ProductRepository } from '../products/repository.ts';
 import type { ReadinessRepository } from '../readiness/repository.ts';
+import type { ResourceRepositories } from '../resources/repository.ts';
 import type { DeliveryRepository, WebhookRepository } from '../webhooks/repository.ts';
-import type { WorkspaceRepository } from '../workspaces/repository.ts';
 
 /** The repositories a write transaction works with, all bound to that one transaction. */
 export interface Repositories {
-  readonly products: ProductRepository;
-  readonly workspaces: WorkspaceRepository;
+  /** The repository of every resource the storage was made for, by its plural (repositoryOf finds one). */
+  readonly resources: ResourceRepositories;
   readonly idempotency: IdempotencyRepository;
   readonly keys: ApiKeyRepository;
   readonly webhooks: WebhookRepository;
@@ -24,13 +23,12 @@ export interface Repositories {
  */
 export interface Storage {
   readonly engine: 'sqlite' | 'postgres';
-  readonly products: ProductRepository;
-  readonly workspaces: WorkspaceRepository;
+  readonly resources: ResourceRepositories;
   readonly readiness: ReadinessRepository;
   readonly keys: ApiKeyRepository;
   readonly webhooks: WebhookRepository;
   readonly webhookDeliveries: DeliveryRepository;
-  /** The event feed (reads, and retention's deletions); the product and workspace repositories record the events. */
+  /** The event feed (reads, and retention's deletions); the resources' repositories record the events. */
   readonly events: EventRepository;
   /**
    * Runs `work` in a transaction and resolves with its result once the COMMIT is acknowledged;
@@ -46,10 +44,11 @@ export interface Storage {
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /**
-   * Runs `work`, which makes exactly one statement, as a write of its own: one statement is atomic
-   * and durable by itself, so PostgreSQL runs it in autocommit (one round trip, not BEGIN, the
-   * statement and COMMIT), and SQLite in its group commit like any transaction. Resolves once the
-   * write is committed. A second statement in `work` is a bug: it throws before it runs.
+   * Runs `work`, which makes exactly one call of a repository (one statement), as a write of its own:
+   * one statement is atomic and durable by itself, so PostgreSQL runs it in autocommit (one round
+   * trip, not BEGIN, the statement and COMMIT), and SQLite in its group commit like any transaction.
+   * Resolves once the write is committed. A second call in `work` (a read before the write included)
+   * is a bug on both engines: it throws before it runs, and the work is rolled back.
    */
   singleWrite<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
 }

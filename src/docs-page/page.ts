@@ -7,6 +7,9 @@ import { propertyRows, schemaText } from './schema-text.ts';
 import { PAGE_SCRIPT } from './script.ts';
 import { PAGE_STYLE } from './style.ts';
 import { tryForm } from './try-form.ts';
+import { documentOf, type PageVersions, versionsSection } from './versions.ts';
+
+export type { PageVersions } from './versions.ts';
 
 /** The API's own page: its HTML and the Content-Security-Policy that lets exactly its own script and style run. */
 export interface DocsPage {
@@ -23,7 +26,7 @@ function byTag(document: Json, operations: readonly Operation[]): { name: string
   return [...declared.filter((tag) => used.includes(tag.name)), ...used.filter((name) => !declared.some((tag) => tag.name === name)).map((name) => ({ name, description: '' }))];
 }
 
-function sidebar(document: Json, tags: readonly { name: string }[], operations: readonly Operation[]): string {
+function sidebar(document: Json, tags: readonly { name: string }[], operations: readonly Operation[], versions: PageVersions): string {
   const info = objectAt(document['info']);
   const groups = tags.map(({ name }) => {
     const links = operations
@@ -37,8 +40,8 @@ function sidebar(document: Json, tags: readonly { name: string }[], operations: 
     '<form id="credential-box" hidden><label for="credential">Bearer token or API key</label>' +
     '<input id="credential" type="password" autocomplete="off" spellcheck="false" placeholder="sent as Authorization: Bearer …">' +
     '<p>Kept in this page only: never stored, gone when you leave or reload.</p></form>' +
-    '<h2>Overview</h2><ul><li><a href="#overview">Introduction and errors</a></li><li><a href="#schemas">Schemas</a></li>' +
-    `<li><a href="/api/openapi.json">The OpenAPI document (JSON)</a></li></ul>${groups.join('')}</nav>`
+    '<h2>Overview</h2><ul><li><a href="#overview">Introduction and errors</a></li><li><a href="#versions">Versions</a></li><li><a href="#schemas">Schemas</a></li>' +
+    `<li><a href="${escapeHtml(documentOf(versions.shown))}">The OpenAPI document (JSON)</a></li></ul>${groups.join('')}</nav>`
   );
 }
 
@@ -52,7 +55,7 @@ function schemaSection(name: string, schema: Json): string {
   );
 }
 
-function mainContent(document: Json, tags: readonly { name: string; description: string }[], operations: readonly Operation[]): string {
+function mainContent(document: Json, tags: readonly { name: string; description: string }[], operations: readonly Operation[], versions: PageVersions): string {
   const info = objectAt(document['info']);
   const sections = tags.map(({ name, description }) => {
     const ops = operations.filter((operation) => operation.tag === name);
@@ -62,16 +65,17 @@ function mainContent(document: Json, tags: readonly { name: string; description:
   const schemas = Object.entries(objectAt(objectAt(document['components'])['schemas'])).map(([name, schema]) => schemaSection(name, objectAt(schema)));
   return (
     `<main><header id="overview"><h1>${escapeHtml(stringAt(info['title']))}</h1><p class="lead">${escapeHtml(stringAt(info['summary']))}</p>` +
-    `${markdown(stringAt(info['description']))}</header>${sections.join('')}<h2 class="tag" id="schemas">Schemas</h2>${schemas.join('')}</main>`
+    `${markdown(stringAt(info['description']))}</header>${versionsSection(versions)}${sections.join('')}<h2 class="tag" id="schemas">Schemas</h2>${schemas.join('')}</main>`
   );
 }
 
 /**
  * Makes the page from the OpenAPI document the service serves (so the two cannot drift): every
  * operation with its parameters, bodies, examples, statuses and error codes, readable without
- * JavaScript, and a form per operation for when it runs. Nothing is loaded from anywhere else.
+ * JavaScript, and a form per operation for when it runs; and the API versions served, the document's
+ * (`versions.shown`) among them, each a link to its own page. Nothing is loaded from anywhere else.
  */
-export function buildDocsPage(document: Json): DocsPage {
+export function buildDocsPage(document: Json, versions: PageVersions): DocsPage {
   if (PAGE_SCRIPT.includes('</') || PAGE_STYLE.includes('</')) throw new Error('the page script and style must not close their element');
   const operations = operationsOf(document);
   const tags = byTag(document, operations);
@@ -79,7 +83,7 @@ export function buildDocsPage(document: Json): DocsPage {
   const html =
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><style>${PAGE_STYLE}</style></head>` +
-    `<body>${sidebar(document, tags, operations)}${mainContent(document, tags, operations)}<script>${PAGE_SCRIPT}</script></body></html>\n`;
+    `<body>${sidebar(document, tags, operations, versions)}${mainContent(document, tags, operations, versions)}<script>${PAGE_SCRIPT}</script></body></html>\n`;
   const csp = [
     "default-src 'none'",
     `script-src ${hashOf(PAGE_SCRIPT)}`,

@@ -1,13 +1,19 @@
 import { escapeHtml, prettyJson } from './html.ts';
 import type { Operation, Parameter } from './model.ts';
 
+// The one value a parameter can have (the `Api-Version` of the document's version), or undefined.
+const fixedValue = (parameter: Parameter): string | undefined => (typeof parameter.schema['const'] === 'string' ? parameter.schema['const'] : undefined);
+
 // Each field is named `place:name`, so the script knows where a value goes without a table of its own.
+// A parameter with one value is sent with it, shown and not editable: the page documents that value.
 function field(parameter: Parameter): string {
   const required = parameter.required ? ' required' : '';
   const type = parameter.schema['type'] === 'integer' ? ' inputmode="numeric"' : '';
+  const fixed = fixedValue(parameter);
+  const value = fixed === undefined ? '' : ` value="${escapeHtml(fixed)}" readonly`;
   return (
     `<label><span>${escapeHtml(parameter.name)} <small>${parameter.in}</small></span>` +
-    `<input name="${escapeHtml(`${parameter.in}:${parameter.name}`)}" autocomplete="off" spellcheck="false"${type}${required}></label>`
+    `<input name="${escapeHtml(`${parameter.in}:${parameter.name}`)}" autocomplete="off" spellcheck="false"${type}${required}${value}></label>`
   );
 }
 
@@ -27,8 +33,8 @@ function bodyFields(operation: Operation): string {
  * it stays hidden), and the place where the answer is shown.
  */
 export function tryForm(operation: Operation): string {
-  // X-Request-Id last: the fields a person fills in come first.
-  const last = (parameter: Parameter): number => Number(parameter.name === 'X-Request-Id');
+  // The fixed values, then X-Request-Id, last: the fields a person fills in come first.
+  const last = (parameter: Parameter): number => (parameter.name === 'X-Request-Id' ? 2 : Number(fixedValue(parameter) !== undefined));
   const fields = [...operation.parameters].sort((a, b) => last(a) - last(b));
   return (
     `<form class="try" data-method="${escapeHtml(operation.method)}" data-path="${escapeHtml(operation.path)}" hidden>` +

@@ -1,44 +1,46 @@
 import type { Repositories, Storage } from '../db/storage.ts';
-import type { ProductRepository } from '../products/repository.ts';
-import type { WorkspaceRepository } from '../workspaces/repository.ts';
-import { EventType } from './model.ts';
+import type { ResourceRepositories, ResourceRepository } from '../resources/repository.ts';
+import type { Resource } from '../resources/resource.ts';
+import type { EventType } from './model.ts';
 
 type Recorded = EventType[];
 
 // A repository whose writes note the event the engine records with each, as the engines do: one per
 // insert and update, one per delete that found its row.
-function observed<R extends ProductRepository | WorkspaceRepository>(repository: R, types: readonly [EventType, EventType, EventType], recorded: Recorded): R {
-  const target = repository as ProductRepository & WorkspaceRepository;
-  const list = target.listBefore as (...args: unknown[]) => Promise<unknown[]>;
-  const view = {
-    insert: async (resource: Parameters<typeof target.insert>[0]) => {
-      const stored = await target.insert(resource);
-      recorded.push(types[0]);
+function observed(repository: ResourceRepository, resource: Resource, recorded: Recorded): ResourceRepository {
+  const { created, updated, deleted } = resource.events;
+  return {
+    insert: async (row) => {
+      const stored = await repository.insert(row);
+      recorded.push(created);
       return stored;
     },
-    findById: (id: number) => target.findById(id),
-    findForUpdate: (id: number) => target.findForUpdate(id),
-    update: async (resource: Parameters<typeof target.update>[0]) => {
-      await target.update(resource);
-      recorded.push(types[1]);
+    findById: (id) => repository.findById(id),
+    findForUpdate: (id) => repository.findForUpdate(id),
+    update: async (stored) => {
+      await repository.update(stored);
+      recorded.push(updated);
     },
-    remove: async (id: number) => {
-      const existed = await target.remove(id);
-      if (existed) recorded.push(types[2]);
+    remove: async (id) => {
+      const existed = await repository.remove(id);
+      if (existed) recorded.push(deleted);
       return existed;
     },
-    listBefore: (...args: unknown[]) => list.apply(target, args),
+    listBefore: (beforeId, limit, filters) => repository.listBefore(beforeId, limit, filters),
   };
-  return view as unknown as R;
 }
 
-function observedRepositories(tx: Repositories, recorded: Recorded): Repositories {
+function observedRepositories(tx: Repositories, resources: readonly Resource[], recorded: Recorded): Repositories {
+  const observedResources: Record<string, ResourceRepository> = {};
+  for (const resource of resources) {
+    const repository = tx.resources[resource.plural];
+    if (repository !== undefined) observedResources[resource.plural] = observed(repository, resource, recorded);
+  }
+  // Read through on use: a SQLite transaction's repositories are a view (src/sqlite/revocable.ts) that spreads to nothing.
   return {
-    products: observed(tx.products, [EventType.productCreated, EventType.productUpdated, EventType.productDeleted], recorded),
-    workspaces: observed(tx.workspaces, [EventType.workspaceCreated, EventType.workspaceUpdated, EventType.workspaceDeleted], recorded),
+    resources: observedResources as ResourceRepositories,
     idempotency: tx.idempotency,
     keys: tx.keys,
-    // Read through on use: a SQLite transaction's repositories are a view (src/sqlite/revocable.ts) that spreads to nothing.
     webhooks: tx.webhooks,
     webhookDeliveries: tx.webhookDeliveries,
   };
@@ -50,12 +52,12 @@ function observedRepositories(tx: Repositories, recorded: Recorded): Repositorie
  * PostgreSQL retry) counts only its last run. For events_recorded_total; src/app.ts wires it only
  * when metrics are on, so without them a write allocates nothing more.
  */
-export function countingEvents(storage: Storage, count: (type: EventType) => void): Storage {
+export function countingEvents(storage: Storage, resources: readonly Resource[], count: (type: EventType) => void): Storage {
   const counted = (run: Storage['transaction']): Storage['transaction'] => (work) => {
     let recorded: Recorded = [];
     return run((tx) => {
       recorded = [];
-      return work(observedRepositories(tx, recorded));
+      return work(observedRepositories(tx, resources, recorded));
     }).then((result) => {
       for (const type of recorded) count(type);
       return result;

@@ -1,18 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventRead, EventType, StoredEvent } from './model.ts';
 import type { EventRepository } from './repository.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import { eventMessage } from './sse.ts';
+import type { VersionView } from '../versions/api-versions.ts';
 
-/** An event as every stream sends it: made into its message once, whatever the number of streams. */
+/** An event as every stream sends it: made into its message once per API version, whatever the number of streams. */
 export interface LiveEvent {
   readonly id: string;
   readonly type: EventType;
-  readonly message: string;
+  messageIn(version: VersionView): string;
 }
 
 /** One open stream as the live feed sees it: which types it wants and where its messages go. */
 export interface Subscriber {
   readonly types: ReadonlySet<EventType> | null;
+  /** The API version its messages are made in. */
+  readonly version: VersionView;
   /** Takes the messages of one or more events, in order, as one text. */
   send(messages: string): void;
   /** The feed cannot go on from where this stream is (its place is past retention): end it. */
@@ -22,6 +26,8 @@ export interface Subscriber {
 /** How the live feed reads and when it learns of new events. */
 export interface LiveFeedOptions {
   events: EventRepository;
+  /** How each event is presented (its name and data). */
+  catalogue: EventCatalogue;
   /** Called when the first stream opens, with what to call on each sign of a commit; returns how to stop listening. */
   listen(wake: () => void): () => void;
   /** Told of a read that failed (the database is down); the feed tries again at the next wake-up. */
@@ -34,7 +40,21 @@ const PAGE = 200;
 /** The least time between two reads of the live feed: the wake-up's delay at most, and what batches a burst. */
 export const READ_SPACING_MS = 25;
 
-const liveEvent = (event: StoredEvent): LiveEvent => ({ id: event.id, type: event.type, message: eventMessage(event) });
+function liveEvent(catalogue: EventCatalogue, event: StoredEvent): LiveEvent {
+  const made = new Map<VersionView, string>();
+  return {
+    id: event.id,
+    type: event.type,
+    messageIn(version) {
+      let message = made.get(version);
+      if (message === undefined) {
+        message = eventMessage(catalogue, event, version);
+        made.set(version, message);
+      }
+      return message;
+    },
+  };
+}
 
 /**
  * The one reader of new events in a process: on each wake-up it reads what was committed after the
@@ -63,6 +83,11 @@ export class LiveFeed {
   constructor(options: LiveFeedOptions) {
     this.#options = options;
     this.#recentSize = options.recentSize ?? 1_000;
+  }
+
+  /** How the feed's events are presented; a stream catching up with reads of its own presents them alike. */
+  get catalogue(): EventCatalogue {
+    return this.#options.catalogue;
   }
 
   /** Open streams: live ones and those still catching up. */
@@ -194,7 +219,7 @@ export class LiveFeed {
         // The feed stopped (and may have started again from another place) while this read ran.
         if (generation !== this.#generation) return;
         if (read.kind !== 'events') return this.#loseAll(read);
-        this.#deliver(read.events.map(liveEvent));
+        this.#deliver(read.events.map((event) => liveEvent(this.#options.catalogue, event)));
         if (read.events.length < PAGE) return;
         // Sockets write between two pages: a reader that keeps up is never seen as one that stopped.
         await new Promise((resolve) => setImmediate(resolve));
@@ -211,10 +236,15 @@ export class LiveFeed {
     this.#cursor = (events.at(-1) as LiveEvent).id;
     this.#recent.push(...events);
     if (this.#recent.length > this.#recentSize) this.#recent.splice(0, this.#recent.length - this.#recentSize);
-    // One text per read for every stream that takes all types: one write per stream, of the same string.
-    const all = events.map((event) => event.message).join('');
+    // One text per read and version for every stream that takes all types: one write per stream, of the same string.
+    const all = new Map<VersionView, string>();
     for (const subscriber of this.#live) {
-      const messages = subscriber.types === null ? all : messagesFor(subscriber, events);
+      let messages: string;
+      if (subscriber.types !== null) messages = messagesFor(subscriber, events);
+      else {
+        messages = all.get(subscriber.version) ?? events.map((event) => event.messageIn(subscriber.version)).join('');
+        all.set(subscriber.version, messages);
+      }
       if (messages !== '') subscriber.send(messages);
     }
   }
@@ -230,6 +260,6 @@ export class LiveFeed {
 
 function messagesFor(subscriber: Subscriber, events: readonly LiveEvent[]): string {
   let text = '';
-  for (const event of events) if (subscriber.types === null || subscriber.types.has(event.type)) text += event.message;
+  for (const event of events) if (subscriber.types === null || subscriber.types.has(event.type)) text += event.messageIn(subscriber.version);
   return text;
 }

@@ -1,4 +1,5 @@
 import type { CommitWatch } from '../db/commit-watch.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import type { EventRepository } from './repository.ts';
 import type { Logger } from '../log/logger.ts';
 import { STREAM_LIMITS, type StreamLimit } from '../http/stream-admission.ts';
@@ -18,12 +19,12 @@ export interface LiveEvents {
  * Wires the live streams of one app: one feed per process reading new events after each commit of
  * this process, each sign of a commit elsewhere (`commits`) and, on PostgreSQL, a slow poll.
  */
-export function createLiveEvents(events: EventRepository, commits: CommitWatch, logger: Logger, metrics: ServiceMetrics | null): LiveEvents {
+export function createLiveEvents(events: EventRepository, catalogue: EventCatalogue, commits: CommitWatch, logger: Logger, metrics: ServiceMetrics | null): LiveEvents {
   // The streams stay open through a database outage; a line every few seconds says why nothing comes.
   const readFailed = throttled<unknown>(5_000, (error, heldBack) => {
     logger.warn('live streams: new events could not be read; trying again', { reason: (error as Error).message, heldBack });
   });
-  const feed = new LiveFeed({ events, listen: (wake) => commits.listen(wake), onReadError: readFailed });
+  const feed = new LiveFeed({ events, catalogue, listen: (wake) => commits.listen(wake), onReadError: readFailed });
   if (metrics !== null) {
     // Metrics reused for another app in the same process report the newest one.
     metrics.registry.unregister('event_streams_open');

@@ -1,41 +1,15 @@
-/** Event types: integers in storage (sequential), names on the wire (docs/events.md). */
-export const EventType = {
-  productCreated: 1,
-  productUpdated: 2,
-  productDeleted: 3,
-  workspaceCreated: 4,
-  workspaceUpdated: 5,
-  workspaceDeleted: 6,
-} as const;
-export type EventType = (typeof EventType)[keyof typeof EventType];
+import { MAX_EVENT_TYPE } from '../resources/resource.ts';
 
-/** The wire name of each event type, by its stored number. */
-export const EVENT_TYPE_NAMES: Readonly<Record<EventType, string>> = {
-  1: 'product.created',
-  2: 'product.updated',
-  3: 'product.deleted',
-  4: 'workspace.created',
-  5: 'workspace.updated',
-  6: 'workspace.deleted',
-};
-
-/** Every event type, lowest first. */
-export const EVENT_TYPES: readonly EventType[] = Object.values(EventType);
-
-/** The stored number of a wire name, or undefined for a name that is no event type. */
-export function eventTypeNamed(name: string): EventType | undefined {
-  return EVENT_TYPES.find((type) => EVENT_TYPE_NAMES[type] === name);
-}
-
-/** Whether an event type is about products (else workspaces). */
-export function isProductEvent(type: EventType): boolean {
-  return type <= EventType.productDeleted;
-}
+/**
+ * An event type: an integer in storage (each resource numbers its own in its description), a name on
+ * the wire (`order.created`, docs/events.md); src/events/catalogue.ts knows them all.
+ */
+export type EventType = number;
 
 /**
  * A recorded event as storage reads it back. `id` is the engine's opaque wire id (1..64 characters of
- * [A-Za-z0-9_-]); `row` is the resource's row in its rows.ts column order (PRODUCT_COLUMNS or
- * WORKSPACE_COLUMNS), as it was right after the change (right before it, for a delete).
+ * [A-Za-z0-9_-]); `row` is the resource's row in the order of its columns, as it was right after
+ * the change (right before it, for a delete).
  */
 export interface StoredEvent {
   readonly id: string;
@@ -56,3 +30,23 @@ export type EventRead =
 
 /** The default SVC_EVENTS_RETENTION in milliseconds: 168h, a week. */
 export const DEFAULT_EVENT_RETENTION_MS = 168 * 3_600_000;
+
+/** The type mask of every type: all bits set, so a type added later is in the unfiltered feed. */
+export const ALL_TYPES_MASK = -1;
+
+/** The bit mask of a set of event types (bit n for type n, n in 1..52): the form the feeds' statements and a webhook's filter take. */
+export function bitsOf(types: readonly EventType[]): number {
+  return [...new Set(types)].reduce((mask, type) => mask + 2 ** type, 0);
+}
+
+/** The bit mask of the feeds' statements; null (every type) is every bit. */
+export function typeMask(types: readonly EventType[] | null): number {
+  return types === null ? ALL_TYPES_MASK : bitsOf(types);
+}
+
+/** The types of a mask made by bitsOf, lowest first. */
+export function typesOfBits(mask: number): EventType[] {
+  const types: EventType[] = [];
+  for (let type = 1; type <= MAX_EVENT_TYPE; type++) if (Math.floor(mask / 2 ** type) % 2 === 1) types.push(type);
+  return types;
+}

@@ -2,7 +2,7 @@ import type { EventRead, EventType } from './model.ts';
 
 /**
  * Reads of the event feed; each engine implements it (src/sqlite/events.ts, src/postgres/events.ts).
- * Events are recorded by the engines' product and workspace repositories, in the transaction of the
+ * Events are recorded by the engines' resource repositories, in the transaction of the
  * change, so nothing here writes one. Only visible events are ever returned: on PostgreSQL an event
  * is visible once no transaction that could still commit an event before it is running, so a reader
  * never passes a place that is filled later. An event past retention is never returned.

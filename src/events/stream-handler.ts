@@ -65,6 +65,6 @@ export function liveStreamHandler(deps: LiveStreamDeps): Handler {
     const expiresAt = ctx.caller?.expiresAt;
     if (expiresAt !== undefined && expiresAt <= Date.now()) throw unauthorized(EXPIRED_TOKEN);
     const start = await startOf(ctx, deps);
-    return { status: 200, stream: eventStream(deps.feed, deps.events, start, types) };
+    return { status: 200, stream: eventStream(deps.feed, deps.events, start, types, ctx.version) };
   };
 }

@@ -1,7 +1,9 @@
 import type { StreamedBody, StreamSink } from '../http/streamed-reply.ts';
+import type { EventCatalogue } from './catalogue.ts';
 import type { LiveFeed, Subscriber } from './live-feed.ts';
 import type { EventType } from './model.ts';
 import type { EventRepository } from './repository.ts';
+import type { VersionView } from '../versions/api-versions.ts';
 import { EVENT_STREAM_TYPE, eventMessage, KEEP_ALIVE } from './sse.ts';
 
 /**
@@ -34,11 +36,12 @@ function quietWatch(sink: StreamSink): { write(text: string): void; stop(): void
 // read that comes back short is followed by a read of the feed begun after it, so the feed holds the
 // stream's place (or stands on it) unless more than its memory of recent events came in between.
 async function catchUp(feed: LiveFeed, events: EventRepository, after: string | null, subscriber: Subscriber, sink: StreamSink, write: (text: string) => void): Promise<void> {
+  const { catalogue } = feed;
   let place = after;
   while (!sink.ended && !feed.joinAfter(place, subscriber)) {
     const read = await events.readAfter(place, PAGE, null);
     if (read.kind !== 'events') return sink.end();
-    for (const event of read.events) if (subscriber.types === null || subscriber.types.has(event.type)) write(eventMessage(event));
+    for (const event of read.events) if (subscriber.types === null || subscriber.types.has(event.type)) write(eventMessage(catalogue, event, subscriber.version));
     place = read.events.at(-1)?.id ?? place;
     if (read.events.length === PAGE) await sink.drained();
     else await feed.nextRead();
@@ -49,13 +52,14 @@ async function catchUp(feed: LiveFeed, events: EventRepository, after: string | 
  * The body of a live stream: a comment at once (so the head goes through any proxy), then every event
  * after `start` of the wanted `types` (all when null), one message each, and a comment when quiet.
  */
-export function eventStream(feed: LiveFeed, events: EventRepository, start: StreamStart, types: readonly EventType[] | null): StreamedBody {
+export function eventStream(feed: LiveFeed, events: EventRepository, start: StreamStart, types: readonly EventType[] | null, version: VersionView): StreamedBody {
   return {
     contentType: EVENT_STREAM_TYPE,
     start(sink) {
       const quiet = quietWatch(sink);
       const subscriber: Subscriber = {
         types: types === null ? null : new Set(types),
+        version,
         send: (messages: string) => quiet.write(messages),
         lost: () => sink.end(),
       };

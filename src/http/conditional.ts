@@ -2,9 +2,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Precondition } from '../shared/changes.ts';
 import { HttpError } from './errors.ts';
 
-/** The strong entity tag of a resource at `version` (RFC 9110 §8.8.3): `"3"`. */
-export function entityTag(version: number): string {
-  return `"${version}"`;
+/**
+ * The strong entity tag of a resource at `version` (RFC 9110 §8.8.3): `"3"`; `suffix` tells the
+ * representations of an API version that shows the resource otherwise apart (`"3.1"`, docs/versions.md).
+ */
+export function entityTag(version: number, suffix = ''): string {
+  return `"${version}${suffix}"`;
 }
 
 interface EntityTag {
@@ -88,15 +91,16 @@ export interface RequestPreconditions {
 
 /**
  * Parses If-Match and If-None-Match (a malformed one is 400 invalid_header: a request is never
- * guessed into being unconditional) and evaluates them in the order of RFC 9110 §13.2.2: If-Match
+ * guessed into being unconditional) and evaluates them, against the tags of the request's API version
+ * (`suffix`, see entityTag), in the order of RFC 9110 §13.2.2: If-Match
  * (strong comparison), then If-None-Match (weak comparison). Steps 2 and 4, If-Unmodified-Since and
  * If-Modified-Since, are skipped: the service sends no Last-Modified, so they have nothing to compare.
  */
-export function parsePreconditions(headers: IncomingHttpHeaders): RequestPreconditions {
+export function parsePreconditions(headers: IncomingHttpHeaders, suffix = ''): RequestPreconditions {
   const ifMatch = listOf('If-Match', headers['if-match']);
   const ifNoneMatch = listOf('If-None-Match', headers['if-none-match']);
   const evaluate = (version: number, safe: boolean): PreconditionVerdict => {
-    const tag = entityTag(version);
+    const tag = entityTag(version, suffix);
     if (ifMatch !== undefined && !matches(ifMatch, tag, 'strong')) return 'failed';
     if (ifNoneMatch !== undefined && matches(ifNoneMatch, tag, 'weak')) return safe ? 'not_modified' : 'failed';
     return 'proceed';

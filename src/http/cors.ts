@@ -11,10 +11,16 @@ export const EXPOSED_HEADERS: readonly string[] = [
   'X-Request-Id',
   'Idempotent-Replayed',
   'WWW-Authenticate',
+  // The version an answer was made in, and whether that version is going away (docs/versions.md).
+  'Api-Version',
+  'Deprecation',
+  'Sunset',
 ];
 
 /** The request headers, beyond the CORS-safelisted ones, that a page may send. */
-export const ALLOWED_REQUEST_HEADERS: readonly string[] = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID'];
+export const ALLOWED_REQUEST_HEADERS: readonly string[] = [
+  'Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id', 'Last-Event-ID', 'Api-Version',
+];
 
 /** How long a browser may reuse a preflight's answer, in seconds: Chromium's own cap (Firefox's is a day). */
 export const PREFLIGHT_MAX_AGE_S = 7200;

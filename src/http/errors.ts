@@ -7,6 +7,7 @@ export type { FieldError } from '../shared/validation.ts';
 export const ERRORS = {
   invalid_json: { status: 400, detail: 'The request body is not valid JSON.' },
   invalid_query: { status: 400, detail: 'A query parameter is invalid.' },
+  unsupported_api_version: { status: 400, detail: 'This API version is not served: send one of supportedVersions in Api-Version.' },
   invalid_header: { status: 400, detail: 'A request header is invalid.' },
   // Beyond the usual catalogue: answered for requests node:http itself cannot parse or that time out.
   bad_request: { status: 400, detail: 'The request could not be parsed as HTTP/1.1.' },
@@ -18,7 +19,6 @@ export const ERRORS = {
   not_found: { status: 404, detail: 'No resource exists at this path.' },
   method_not_allowed: { status: 405, detail: 'This method is not allowed on this path.' },
   idempotency_key_in_use: { status: 409, detail: 'A request with this Idempotency-Key is still being processed.' },
-  product_archived: { status: 409, detail: 'An archived product can only change its status; unarchive it to edit it.' },
   webhook_disabled: { status: 409, detail: 'The webhook is disabled; enable it (status 1) to retry its deliveries.' },
   precondition_failed: { status: 412, detail: 'A precondition failed: If-Match matches no current entity tag of this resource, or If-None-Match matches the current one (or is *); nothing was changed.' },
   events_expired: { status: 410, detail: 'The events after the given one are no longer kept; start again without after (or Last-Event-ID).' },
@@ -33,29 +33,42 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** An error of a resource's own (a rule of its use cases, docs/extending.md): its code, status and detail. */
+export interface OwnError {
+  readonly code: string;
+  readonly status: number;
+  readonly detail: string;
+}
+
 export interface HttpErrorOptions {
   detail?: string;
   errors?: readonly FieldError[];
   headers?: Readonly<Record<string, string>>;
+  /** Members of its problem document besides the standard ones (`supportedVersions`). */
+  members?: Readonly<Record<string, unknown>>;
 }
 
 /** An error meant for the client: its code, detail and field errors are safe to show. */
 export class HttpError extends Error {
   override name = 'HttpError';
-  readonly code: ErrorCode;
+  /** A code of ERRORS, or of a resource's own error. */
+  readonly code: string;
   readonly status: number;
   readonly detail: string;
   readonly errors: readonly FieldError[] | undefined;
   readonly headers: Readonly<Record<string, string>>;
+  readonly members: Readonly<Record<string, unknown>>;
 
-  constructor(code: ErrorCode, options: HttpErrorOptions = {}) {
-    const detail = options.detail ?? ERRORS[code].detail;
+  constructor(code: ErrorCode | OwnError, options: HttpErrorOptions = {}) {
+    const known = typeof code === 'string' ? { code, ...ERRORS[code] } : code;
+    const detail = options.detail ?? known.detail;
     super(detail);
-    this.code = code;
-    this.status = ERRORS[code].status;
+    this.code = known.code;
+    this.status = known.status;
     this.detail = detail;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.members = options.members ?? {};
   }
 }
 

@@ -1,5 +1,8 @@
 import { DEFAULT_LIMIT, decodeCursor, encodeCursor, MAX_LIMIT, type Page, type PageRequest } from '../shared/paging.ts';
 import { HttpError } from './errors.ts';
+import { ok, type Reply } from './reply.ts';
+import type { VersionView } from '../versions/api-versions.ts';
+import { LIST } from '../versions/model.ts';
 
 /** A 400 invalid_query naming the parameter, with one entry in `errors`. */
 export function invalidQuery(parameter: string, code: string, detail: string): HttpError {
@@ -50,3 +53,13 @@ export function nextLink(path: string, list: string, request: PageRequest, page:
   if (page.nextBeforeId === null) return undefined;
   return `<${path}?limit=${request.limit}${filter}&cursor=${encodeCursor(list, page.nextBeforeId)}>; rel="next"`;
 }
+
+/**
+ * The answer of a list page in the request's API version: the newest shape is `{ "data": items,
+ * "hasMore" }` (hasMore exactly when a next page is linked), which the first version shows as the array.
+ */
+export function listReply(version: VersionView, items: readonly unknown[], link: string | undefined): Reply {
+  const body = version.downgrade(LIST, { data: items, hasMore: link !== undefined });
+  return ok(body, link === undefined ? undefined : { link });
+}
+

@@ -20,12 +20,14 @@ import { sendProblem, sendReply } from './respond.ts';
 import type { RouteMatch, Router } from './router.ts';
 import type { StreamAdmission } from './stream-admission.ts';
 import { sendStream, type StreamedBody, type StreamLimits } from './streamed-reply.ts';
+import type { Negotiator } from '../versions/negotiate.ts';
+import { joined, NO_HEADERS, pinReader, underApi, VARY_VERSION } from './version-headers.ts';
 
 /** What the pipeline reports as requests pass, for whoever counts them (src/app.ts wires the metrics). */
 export interface RequestReport {
   started(): void;
-  /** A request answered, under its route pattern (`UNMATCHED` for an unknown path). */
-  finished(method: string, route: string | null, status: number, startedAt: number): void;
+  /** A request answered, under its route pattern (`UNMATCHED` for an unknown path), in an API version (null: not under /api; `unsupported`: refused for it). */
+  finished(method: string, route: string | null, status: number, startedAt: number, version: string | null): void;
   rateLimited(): void;
   replayed(): void;
   refused(reason: RefusalReason): void;
@@ -43,6 +45,8 @@ export interface PipelineParts {
   cors: Cors | null;
   clientAddressOf: ClientAddressResolver;
   report: RequestReport | null;
+  /** How each request's API version is chosen. */
+  versions: Negotiator;
   /** What a logged URL must not show besides keys and tokens (SVC_API_TOKEN's spellings); nothing by default. */
   redactUrl?: (url: string) => string;
   /** How many streamed replies may be open, per client and in all; none counted when absent. */
@@ -78,8 +82,9 @@ const callerKey = (caller: Caller): string => `${caller.kind}:${caller.id}`;
  * SVC_API_TOKEN on writes, or the caller's scope (401, 403); then the handler.
  */
 export function createPipeline(parts: PipelineParts): Pipeline {
-  const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report } = parts;
+  const { router, logger, credentials, checkToken, limitRate, cors, clientAddressOf, report, versions } = parts;
   const streams = parts.streams ?? null;
+  const pinOf = pinReader(credentials);
   const redactUrl = parts.redactUrl ?? ((url: string) => url);
   const serverWide = servedMethods(router.routes());
   let draining = false;
@@ -102,7 +107,18 @@ export function createPipeline(parts: PipelineParts): Pipeline {
   }
 
   // SVC_AUTH=off, or an open route: the route first, then the one token of SVC_API_TOKEN on writes and admin routes.
-  function dispatchOpen(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+  function dispatchOpen(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, named: boolean): Reply | Promise<Reply> {
+    if (!named) {
+      const pinned = pinOf(ctx.req.headers.authorization);
+      if (pinned instanceof Promise) return pinned.then((pin) => openWith(ctx, res, clientAddress, match, pin));
+      return openWith(ctx, res, clientAddress, match, pinned);
+    }
+    return openWith(ctx, res, clientAddress, match, null);
+  }
+
+  // The open route itself, its version chosen (`pin`: a key's, undefined: none; null: named by the request).
+  function openWith(ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, pin: string | undefined | null): Reply | Promise<Reply> {
+    if (pin !== null) ctx.version = versions.unnamed(ctx.path, pin);
     limit(res, ctx, clientAddress);
     const route = found(match);
     if (checkToken !== null && (WRITE_METHODS.has(ctx.method) || tokenGuardsRoute(route.access))) checkToken(ctx.req.headers.authorization);
@@ -112,13 +128,15 @@ export function createPipeline(parts: PipelineParts): Pipeline {
 
   // SVC_AUTH on: the rate limit counts per caller, or per address without valid credentials, and a
   // refusal (401) comes before the route is looked at.
-  function dispatchAs(identified: Identified, ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>): Reply | Promise<Reply> {
+  function dispatchAs(identified: Identified, ctx: Context, res: ServerResponse, clientAddress: string, match: RouteMatch<Handler>, named: boolean): Reply | Promise<Reply> {
     const caller = identified.ok ? identified.caller : null;
     limit(res, ctx, caller === null ? clientAddress : callerKey(caller));
     if (!identified.ok) {
       report?.refused(identified.refusal.reason);
       throw unauthorized(identified.refusal);
     }
+    // Once the key is accepted, its pin chooses the version of a request that names none.
+    if (!named) ctx.version = versions.unnamed(ctx.path, identified.caller.apiVersion);
     const route = found(match);
     if (route.access !== 'open' && !allows(identified.caller.scopes, route.access)) {
       report?.refused('insufficient_scope');
@@ -139,14 +157,17 @@ export function createPipeline(parts: PipelineParts): Pipeline {
     }
     // A preflight carries no credentials and does no work; a refused one (no CORS headers) looks the same whatever the path.
     if (cors !== null && isPreflight(ctx.method, ctx.req.headers)) return PREFLIGHT;
-    if (credentials === null || (match.kind === 'found' && match.access === 'open')) return dispatchOpen(ctx, res, clientAddress, match);
+    // A version the request names is checked before anything else, credentials included.
+    const named = versions.named(ctx.path, ctx.req.headers['api-version'], ctx.query);
+    if (named !== undefined) ctx.version = named;
+    if (credentials === null || (match.kind === 'found' && match.access === 'open')) return dispatchOpen(ctx, res, clientAddress, match, named !== undefined);
     // Before a credential not yet known to be valid may cost database work: an address over its limit
     // gets 429 without any. Not counted here: a valid key counts against its own quota, not its address's.
     const admit = (): void => limit(res, ctx, clientAddress, true);
     const settle = (identified: Identified): Reply | Promise<Reply> => {
       // Known from here on, for the handler and the access log (a 403 names its caller too).
       if (identified.ok) ctx.caller = identified.caller;
-      return dispatchAs(identified, ctx, res, clientAddress, match);
+      return dispatchAs(identified, ctx, res, clientAddress, match, named !== undefined);
     };
     const identified = identifyRequest(credentials, ctx.req.headers.authorization, admit);
     return identified instanceof Promise ? identified.then(settle) : settle(identified);
@@ -187,11 +208,17 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       params: {},
       requestId: requestIdFrom(req.headers['x-request-id']),
       caller: null,
+      // Until the request's own is known, answers (a 401, a 413) are made in the default version.
+      version: versions.fallback(),
     };
     const remoteAddress = clientAddressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     const match = router.match(ctx.method, ctx.path);
     const corsHeaders = (cors === null ? NO_CORS : cors(ctx.method, ctx.path, req.headers)).headers;
-    const count = (status: number): void => report?.finished(ctx.method, match.kind === 'not_found' ? null : match.pattern, status, startedAt);
+    const api = underApi(ctx.path);
+    let refusedVersion = false;
+    const versionHeaders = (): readonly string[] => (!api ? NO_HEADERS : refusedVersion ? VARY_VERSION : ctx.version.headers);
+    const count = (status: number): void =>
+      report?.finished(ctx.method, match.kind === 'not_found' ? null : match.pattern, status, startedAt, !api ? null : refusedVersion ? 'unsupported' : ctx.version.id);
     const finish = (status: number): void => {
       count(status);
       logRequest(logger, { requestId: ctx.requestId, method: ctx.method, url: redactUrl(target.logged), remoteAddress, statusCode: status, startedAt, caller: ctx.caller });
@@ -201,6 +228,7 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       if (thrown instanceof StorageUnavailableError || thrown instanceof StorageBusyError) storageTrouble({ reqId: ctx.requestId, error: thrown });
       if (!(error instanceof HttpError)) logger.error('unexpected error', { reqId: ctx.requestId, err: error });
       else if (error.code === 'rate_limited') report?.rateLimited();
+      else if (error.code === 'unsupported_api_version') refusedVersion = true;
       if (res.headersSent) {
         res.destroy();
         count(res.statusCode);
@@ -208,14 +236,15 @@ export function createPipeline(parts: PipelineParts): Pipeline {
       }
       // Once draining, a request that was already in flight still ends its connection.
       if (draining) res.setHeader('connection', 'close');
-      sendProblem(req, res, error, ctx.path, ctx.requestId, corsHeaders);
+      sendProblem(req, res, error, ctx.path, ctx.requestId, joined(corsHeaders, versionHeaders()));
       finish(res.statusCode);
     };
     const succeed = (reply: Reply): void => {
       if (draining) res.setHeader('connection', 'close');
       if (reply.headers?.['idempotent-replayed'] !== undefined) report?.replayed();
-      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, remoteAddress, corsHeaders, finish);
-      sendReply(req, res, reply, ctx.requestId, corsHeaders);
+      const headers = api ? joined(corsHeaders, ctx.version.headers) : corsHeaders;
+      if (reply.stream !== undefined) return stream(ctx, res, { ...reply, stream: reply.stream }, remoteAddress, headers, finish);
+      sendReply(req, res, reply, ctx.requestId, headers);
       finish(reply.status);
     };
     // A stream refused for the stream limits is thrown by succeed, before anything is sent.

@@ -1,5 +1,6 @@
 import { StorageBusyError, StorageUnavailableError } from '../db/errors.ts';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from '../idempotency/idempotent-write.ts';
+import { CheckRefused } from '../resources/refused.ts';
 import { ERRORS, type FieldError, HttpError, reasonPhrase } from './errors.ts';
 
 /** An RFC 9457 problem document as this service sends it (docs/api.md, Errors). */
@@ -12,6 +13,8 @@ export interface ProblemDocument {
   instance: string;
   requestId: string;
   errors?: readonly FieldError[];
+  /** `supportedVersions`, on a 400 unsupported_api_version. */
+  [member: string]: unknown;
 }
 
 // The errors storage and the use cases raise, and the client error each one means: the one
@@ -30,6 +33,7 @@ function unavailable(detail: string, retryAfterS: number): HttpError {
 /** The HttpError an error of storage or of a use case stands for; any other error is returned as it is. */
 export function asClientError(error: unknown): unknown {
   if (error instanceof HttpError || !(error instanceof Error)) return error;
+  if (error instanceof CheckRefused) return new HttpError(error.refusal);
   for (const [type, toHttp] of CLIENT_ERRORS) if (error instanceof type) return toHttp();
   return error;
 }
@@ -49,5 +53,5 @@ export function problemFor(error: unknown, instance: string, requestId: string):
     requestId,
   };
   if (known?.errors !== undefined) problem.errors = known.errors;
-  return problem;
+  return known === null ? problem : { ...problem, ...known.members };
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Caller } from '../callers/caller.ts';
 import type { Params } from './router.ts';
 import type { StreamedBody } from './streamed-reply.ts';
+import type { VersionView } from '../versions/api-versions.ts';
 
 /** What a handler sees of a request. */
 export interface RequestContext {
@@ -13,6 +14,8 @@ export interface RequestContext {
   readonly requestId: string;
   /** Who calls, when SVC_AUTH is on and the route is not open; null otherwise. */
   readonly caller: Caller | null;
+  /** The API version the answer is made in (docs/versions.md): named by the request, pinned on its key, or the default. */
+  readonly version: VersionView;
 }
 
 /** What a handler answers: a status, a JSON value (or JSON text already made) and extra headers. */

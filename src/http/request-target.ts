@@ -34,7 +34,7 @@ function refused(logged: string, detail: string): RequestTarget {
 function absoluteForm(scheme: string, authority: string, rest: string): RequestTarget {
   const host = authority.slice(authority.lastIndexOf('@') + 1);
   const logged = `${scheme}://${host}${rest}`;
-  if (!/^https?$/i.test(scheme)) return refused(logged, 'The request target must be a path such as /api/products, or an http or https URI.');
+  if (!/^https?$/i.test(scheme)) return refused(logged, 'The request target must be a path such as /api/ping, or an http or https URI.');
   if (authority.includes('@')) return refused(logged, 'The request target must not carry user information (user:password@).');
   if (host === '' || host.startsWith(':')) return refused(logged, 'The request target URI has no host.');
   // The rest is path-abempty then the query: with no path, the path is `/` (RFC 9110 §4.2.3).
@@ -50,7 +50,7 @@ export function parseRequestTarget(target: string): RequestTarget {
   if (target.startsWith('/')) return originForm(target);
   if (target === '*') return { form: 'asterisk', path: '*', query: '', logged: '*', refusal: null };
   const absolute = ABSOLUTE_FORM.exec(target);
-  if (absolute === null) return refused('', 'The request target must be a path such as /api/products, or an http or https URI.');
+  if (absolute === null) return refused('', 'The request target must be a path such as /api/ping, or an http or https URI.');
   return absoluteForm(absolute[1] ?? '', absolute[2] ?? '', absolute[3] ?? '');
 }
 

@@ -3,7 +3,7 @@ import type { Scope } from '../callers/scopes.ts';
 /** Who may call a route: anyone (`open`), or, when SVC_AUTH is on, a caller with this scope. */
 export type Access = 'open' | Scope;
 
-/** Path parameters by name, e.g. `{ id: "17" }` for `/api/products/{id}`. */
+/** Path parameters by name, e.g. `{ id: "17" }` for `/api/orders/{id}`. */
 export type Params = Readonly<Record<string, string>>;
 
 /** What a path and method resolve to; `pattern` is the registered pattern (a metrics label, never the raw path). */

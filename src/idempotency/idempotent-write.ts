@@ -41,8 +41,11 @@ function canonicalJson(value: unknown): string {
 }
 
 /** A fingerprint of the request: the same JSON value in the same scope gives the same one. */
-export function fingerprintOf(scope: string, body: unknown): string {
-  return createHash('sha256').update(scope).update('\n').update(canonicalJson(body)).digest('base64url');
+export function fingerprintOf(scope: string, body: unknown, version = ''): string {
+  // No version: the fingerprint as it was before versions existed, so a key stored then still replays in the first version.
+  const hash = createHash('sha256').update(scope).update('\n').update(canonicalJson(body));
+  if (version !== '') hash.update('\n').update(version);
+  return hash.digest('base64url');
 }
 
 /**

@@ -31,7 +31,7 @@ export interface KeyCheckOptions {
 
 /** The API-key kind of CredentialCheck, and how this process tells it of its own writes. */
 export interface KeyCheck extends CredentialCheck {
-  /** A key this process just made or revoked: trusted from now on, without a read, and any read under way is ignored. */
+  /** A key this process just made, changed or revoked: trusted from now on, without a read, and any read under way is ignored. */
   remember(apiKey: ApiKey): void;
 }
 
@@ -52,7 +52,8 @@ const NO_GATE: Admit = () => {};
 function knownFrom(apiKey: ApiKey, readAt: number): Known {
   return {
     id: apiKey.id,
-    caller: { kind: 'key', id: apiKey.id, scopes: apiKey.scopes },
+    // The key's pin travels with its caller: a re-read after a PATCH elsewhere brings the new one.
+    caller: { kind: 'key', id: apiKey.id, scopes: apiKey.scopes, apiVersion: apiKey.apiVersion },
     digest: Buffer.from(apiKey.digest, 'base64url'),
     expiresAt: apiKey.expiresAt === null ? null : Date.parse(apiKey.expiresAt),
     revoked: apiKey.revokedAt !== null,

@@ -15,22 +15,28 @@ export interface ApiKey {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** The API version its requests get when they name none (docs/security.md, A key's API version). */
+  apiVersion: string;
+  /** What its entity tag is made from: 1 when made, one more with every change (a patch, the revocation). */
+  version: number;
 }
+
+/** A key as it is first stored: the database gives it its `seq`, and it starts at version 1. */
+export type NewStoredKey = Omit<ApiKey, 'seq' | 'version'>;
 
 /** A validated create request. */
 export interface NewApiKey {
   name: string;
   scopes: Scope[];
   expiresAt: string | null;
+  apiVersion: string;
 }
+
+/** A validated merge patch of a key: the members to replace. */
+export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'apiVersion'>>;
 
 /** A key just made: its record, and the key itself, which exists nowhere else and is shown once. */
 export interface CreatedApiKey {
   apiKey: ApiKey;
   key: string;
-}
-
-/** The version a key's ETag is made from: 1, then 2 once revoked (a key changes only then). */
-export function versionOf(apiKey: ApiKey): number {
-  return apiKey.revokedAt === null ? 1 : 2;
 }

@@ -2,7 +2,7 @@ import { nameOfScope, type ScopeName } from '../callers/scopes.ts';
 import type { ApiKey } from './model.ts';
 
 /** The ApiKey representation (docs/security.md, API keys); never the digest, never the key. */
-export interface ApiKeyView {
+export type ApiKeyView = {
   id: string;
   name: string;
   /** Lowest first: read, write, admin. */
@@ -10,9 +10,11 @@ export interface ApiKeyView {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
-}
+  /** The version its requests get without Api-Version; added in 2026-11-28, so last (docs/decisions.md). */
+  apiVersion: string;
+};
 
-/** The ApiKey representation: exactly these members, in this order. */
+/** The newest ApiKey representation: exactly these members, in this order (older versions: ctx.version.downgrade). */
 export function presentApiKey(apiKey: ApiKey): ApiKeyView {
   return {
     id: apiKey.id,
@@ -21,6 +23,7 @@ export function presentApiKey(apiKey: ApiKey): ApiKeyView {
     createdAt: apiKey.createdAt,
     expiresAt: apiKey.expiresAt,
     revokedAt: apiKey.revokedAt,
+    apiVersion: apiKey.apiVersion,
   };
 }
 

@@ -2,7 +2,7 @@ import { nameOfScope, type Scope, scopeNamed } from '../callers/scopes.ts';
 import type { ApiKey } from './model.ts';
 
 /** The columns both engines' repositories select, in this order (rows come back as arrays). */
-export const API_KEY_COLUMNS = ['seq', 'id', 'name', 'scopes', 'digest', 'created_at', 'expires_at', 'revoked_at'] as const;
+export const API_KEY_COLUMNS = ['seq', 'id', 'name', 'scopes', 'digest', 'created_at', 'expires_at', 'revoked_at', 'api_version', 'version'] as const;
 
 /** Scopes as stored: their names, lowest first, separated by one space (`read write`). */
 export function scopesText(scopes: readonly Scope[]): string {
@@ -29,6 +29,7 @@ export function apiKeyFromRow(row: readonly unknown[]): ApiKey {
     createdAt: row[5] as string,
     expiresAt: (row[6] ?? null) as string | null,
     revokedAt: (row[7] ?? null) as string | null,
+    apiVersion: row[8] as string,
+    version: Number(row[9]),
   };
 }
-

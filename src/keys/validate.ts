@@ -1,7 +1,8 @@
 import { type Scope, SCOPE_NAMES, scopeNamed } from '../callers/scopes.ts';
 import { parseDateTime } from '../shared/date-time.ts';
-import { type FieldError, type FieldRule, type Fields, fieldError, nameRule, validateCreate, type Validated } from '../shared/validation.ts';
-import type { NewApiKey } from './model.ts';
+import { type FieldError, type FieldRule, type Fields, fieldError, nameRule, validateCreate, validatePatch, type Validated } from '../shared/validation.ts';
+import { pinRule, type PinRules } from '../versions/pins.ts';
+import type { ApiKeyPatch, NewApiKey } from './model.ts';
 
 // The latest expiry accepted: later instants have no RFC 3339 text (a year of five digits).
 const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -15,7 +16,11 @@ interface Body {
   name: string;
   scopes: Scope[];
   expiresAt: Expiry;
+  apiVersion: string;
 }
+
+/** What the version a key pins is checked against, and what a create that names none pins. */
+export type KeyVersionRules = PinRules;
 
 function elementError(field: string, index: number, code: string, detail: string): FieldError {
   return { pointer: `/${field}/${index}`, code, detail };
@@ -58,14 +63,30 @@ function expiryRule(now: number): FieldRule<Expiry> {
 }
 
 /** Checks a create-key body (docs/api.md, API keys) as of `now`, reporting every field error at once. */
-export function validateNewApiKey(body: unknown, now: Date): Validated<NewApiKey> {
-  const fields: Fields<Body> = {
+export function validateNewApiKey(body: unknown, now: Date, versions: KeyVersionRules): Validated<NewApiKey> {
+  const { apiVersion, ...older }: Fields<Body> = {
     name: { rule: nameRule, required: true },
     scopes: { rule: scopesRule, required: true },
     expiresAt: { rule: expiryRule(now.getTime()), required: false },
+    apiVersion: { rule: pinRule(versions.served), required: false },
   };
-  const result = validateCreate(body, fields);
+  const result = versions.pinnable ? validateCreate(body, { ...older, apiVersion }) : validateCreate<Omit<Body, 'apiVersion'>>(body, older);
   if (!result.ok) return result;
   const { name, scopes, expiresAt } = result.value;
-  return { ok: true, value: { name, scopes, expiresAt: expiresAt?.at ?? null } };
+  const { apiVersion: pinned }: Partial<Body> = result.value;
+  return { ok: true, value: { name, scopes, expiresAt: expiresAt?.at ?? null, apiVersion: pinned ?? versions.defaultVersion } };
+}
+
+/**
+ * Checks a merge patch of a key: `name` (the rule of a create) and `apiVersion` (a version served), each
+ * optional, in every version (a key pinned to an old version is moved by a request of that version).
+ */
+export function validateApiKeyPatch(body: unknown, served: readonly string[]): Validated<ApiKeyPatch> {
+  const fields: Fields<Required<ApiKeyPatch>> = { name: { rule: nameRule, required: false }, apiVersion: { rule: pinRule(served), required: false } };
+  const result = validatePatch(body, fields);
+  if (!result.ok) return result;
+  const patch: ApiKeyPatch = {};
+  if (result.value.name !== undefined) patch.name = result.value.name;
+  if (result.value.apiVersion !== undefined) patch.apiVersion = result.value.apiVersion;
+  return { ok: true, value: patch };
 }

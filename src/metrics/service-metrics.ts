@@ -3,7 +3,6 @@ import { HttpMetrics } from './http-metrics.ts';
 import { REFUSAL_REASONS, type RefusalReason } from '../callers/caller.ts';
 import { KEY_LOOKUP_RESULTS, type KeyLookupResult } from '../keys/key-check.ts';
 import { KEY_ID_REFRESH_RESULTS, type KeyIdRefreshResult } from '../keys/key-ids.ts';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../events/model.ts';
 import { Counter, EnumCounter, Histogram } from './instruments.ts';
 import { processCollectors } from './process-metrics.ts';
 import { Registry } from './registry.ts';
@@ -43,8 +42,6 @@ export interface ServiceMetrics extends ProcessRegistry {
   readonly apiKeyLookups: EnumCounter<KeyLookupResult>;
   /** Reads of the ids of new keys by the key check (SVC_AUTH=keys), by result: the rest of what a flood costs. */
   readonly apiKeyIdRefreshes: EnumCounter<KeyIdRefreshResult>;
-  /** Events recorded (docs/events.md), by type, counted once their change is committed. */
-  readonly eventsRecorded: EnumCounter<string>;
   /** The current figures in the Prometheus text format 0.0.4 (serve with METRICS_CONTENT_TYPE). */
   text(): string;
 }
@@ -71,9 +68,6 @@ export function createServiceMetrics(): ServiceMetrics {
   const apiKeyIdRefreshes = registry.register(
     new EnumCounter('api_key_id_refreshes_total', 'Reads of the ids of keys made since the last one, by the key check, by result (done, failed).', 'result', KEY_ID_REFRESH_RESULTS),
   );
-  const eventsRecorded = registry.register(
-    new EnumCounter('events_recorded_total', 'Events recorded with committed changes, by type.', 'type', EVENT_TYPES.map((type) => EVENT_TYPE_NAMES[type])),
-  );
   const close = addProcessFamilies(registry);
-  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, apiKeyIdRefreshes, eventsRecorded, text: () => registry.text() };
+  return { registry, close, http, commitBatchSize, idempotentReplays, rateLimited, callersRefused, apiKeyLookups, apiKeyIdRefreshes, text: () => registry.text() };
 }

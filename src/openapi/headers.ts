@@ -1,18 +1,19 @@
 import { SECURITY_HEADERS } from '../http/security-headers.ts';
-import { PRODUCT_STATUSES } from '../products/model.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../shared/paging.ts';
+import { VERSION_HEADER, VERSION_PARAMETER } from '../versions/negotiate.ts';
 import { KEY_ID_SCHEMA } from './key-schemas.ts';
 import type { OpenApiOptions } from './options.ts';
 import { type JsonObject, ref } from './schemas.ts';
 import { challengeHeader } from './security.ts';
+import { pageLinkHeader, versionHeaderComponents } from './version-headers.ts';
 
 // `content-security-policy` → `ContentSecurityPolicy`, a component name Redocly accepts.
 function componentName(header: string): string {
   return header.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
 }
 
-// `content-security-policy` → `Content-Security-Policy`, as the header is usually written.
-function displayName(header: string): string {
+/** `content-security-policy` → `Content-Security-Policy`, as a header is usually written. */
+export function displayName(header: string): string {
   return header.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
 }
 
@@ -26,18 +27,19 @@ function header(description: string, schema: JsonObject, required = true): JsonO
   return { description, required, schema };
 }
 
-/** `components.headers`: every response header the service documents, as configured; `keys`: the keys endpoints are served. */
-export function headerComponents(options: Pick<OpenApiOptions, 'auth' | 'rateLimited'>, keys: boolean): JsonObject {
+/** `components.headers`: every response header the service documents, as configured and in the document's version; `keys`: the keys endpoints are served. */
+export function headerComponents(options: Pick<OpenApiOptions, 'auth' | 'rateLimited' | 'versions'>, keys: boolean): JsonObject {
   const headers: JsonObject = {
     XRequestId: header('The client\'s X-Request-Id when it is 1..128 of [A-Za-z0-9._:-], else a new UUID.', {
       type: 'string',
       pattern: REQUEST_ID_PATTERN,
     }),
-    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z]+/[1-9][0-9]*$' }),
+    Location: header('The path of the created resource.', { type: 'string', format: 'uri-reference', pattern: '^/api/[a-z_]+/[1-9][0-9]*$' }),
     ...(keys ? { KeyLocation: header('The path of the key just made.', { type: 'string', format: 'uri-reference', pattern: '^/api/keys/[0-9A-Za-z]{12}$' }) } : {}),
-    Link: header(
-      'RFC 8288 link to the next page, with the same `limit` and filter (`status`); absent on the last page. The cursor in it is opaque.',
-      { type: 'string', pattern: `^</api/[a-z]+\\?limit=[1-9][0-9]*(&status=[${PRODUCT_STATUSES.join('')}])?&cursor=[A-Za-z0-9_-]+>; rel="next"$` },
+    Link: pageLinkHeader(
+      options,
+      'RFC 8288 link to the next page, with the same `limit` and filters (an integer enum field, such as `status`); absent on the last page. The cursor in it is opaque.',
+      '^</api/[a-z_]+\\?limit=[1-9][0-9]*(&[A-Za-z]+=[0-9]+)*&cursor=[A-Za-z0-9_-]+>; rel="next"$',
       false,
     ),
     ETag: header(
@@ -46,14 +48,16 @@ export function headerComponents(options: Pick<OpenApiOptions, 'auth' | 'rateLim
         'A replayed create carries the tag it was first sent with.',
       { type: 'string', pattern: ENTITY_TAG },
     ),
-    DeliveriesLink: header(
+    DeliveriesLink: pageLinkHeader(
+      options,
       'RFC 8288 link to the next page of a delivery log, with the same `limit` and `status`; absent on the last page. The cursor in it is opaque.',
-      { type: 'string', pattern: '^</api/webhooks/[1-9][0-9]*/deliveries\\?limit=[1-9][0-9]*(&status=[123])?&cursor=[A-Za-z0-9_-]+>; rel="next"$' },
+      '^</api/webhooks/[1-9][0-9]*/deliveries\\?limit=[1-9][0-9]*(&status=[123])?&cursor=[A-Za-z0-9_-]+>; rel="next"$',
       false,
     ),
     IdempotentReplayed: header('Present on a replay of a stored response for the same Idempotency-Key and body.', { const: 'true' }, false),
     // RFC 9110 §15.5.16: a 415 says which content codings a request body may have.
     AcceptEncoding: header('The content codings a request body may have: only `identity` (no compression). On every 415.', { const: 'identity' }),
+    ...versionHeaderComponents(options),
   };
   // On every 429, and on a 503 when another process held the database's write lock too long.
   headers['RetryAfter'] = header('Seconds to wait before retrying.', { type: 'integer', minimum: 0 }, false);
@@ -83,9 +87,10 @@ export function everyResponseHeaders(): JsonObject {
   return headers;
 }
 
-/** `components.parameters`: paging, path ids and the request headers the service reads; `keys`: a key's id too. */
-export function parameterComponents(keys: boolean): JsonObject {
+/** `components.parameters`: paging, path ids and the request headers the service reads, the version among them; `keys`: a key's id too. */
+export function parameterComponents(options: Pick<OpenApiOptions, 'versions'>, keys: boolean): JsonObject {
   return {
+    ...versionParameters(options),
     Limit: {
       name: 'limit',
       in: 'query',
@@ -113,14 +118,6 @@ export function parameterComponents(keys: boolean): JsonObject {
         'Makes the create safe to retry for 24 hours: the same key and body replay the stored response ' +
         '(`Idempotent-Replayed: true`) and create nothing; the same key with another body is 422 `idempotency_key_reused`.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]{1,255}$' },
-    },
-    ProductStatusFilter: {
-      name: 'status',
-      in: 'query',
-      description:
-        'Lists only the products of this status; anything else is 400 `invalid_query`. The filter is bound into the cursor: ' +
-        'the `next` link carries it on, and a cursor presented under another filter (or none) is 400 `invalid_query`.',
-      schema: ref('schemas', 'ProductStatus'),
     },
     IfMatch: {
       name: 'If-Match',
@@ -157,5 +154,28 @@ function keyIdParameter(): JsonObject {
     required: true,
     description: "A key's public id (12 of [0-9A-Za-z]); anything else is 404, as an unknown id is.",
     schema: KEY_ID_SCHEMA,
+  };
+}
+
+// The request's version (on every operation), and the documents' own way to name one.
+function versionParameters({ versions }: Pick<OpenApiOptions, 'versions'>): JsonObject {
+  const { shown, served, defaultVersion } = versions;
+  return {
+    ApiVersion: {
+      name: displayName(VERSION_HEADER),
+      in: 'header',
+      description:
+        `The API version of this request: \`${shown.id}\` is answered as this document says. Without it, the version pinned on the API key, ` +
+        `else SVC_API_VERSION (${defaultVersion}). Another version served is answered as its own document says (\`?${VERSION_PARAMETER}=\` on ` +
+        'this document, `GET /api/versions`); one that is not served (malformed, unknown, or past its sunset) is 400 ' +
+        '`unsupported_api_version`, before any other check, credentials included.',
+      schema: { type: 'string', const: shown.id },
+    },
+    DocumentVersion: {
+      name: VERSION_PARAMETER,
+      in: 'query',
+      description: `The version to describe, for tools that cannot send headers; it wins over \`${displayName(VERSION_HEADER)}\`. One not served is 400 \`unsupported_api_version\`.`,
+      schema: { type: 'string', enum: served.map((view) => view.id) },
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { OpenApiOptions } from './options.ts';
 import { canHappen, codesByStatus, type OperationPlace, problemResponse } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
 import { accessSentence, securityOf } from './security.ts';
+import { versionResponseHeaders } from './version-headers.ts';
 
 export type { OpenApiOptions } from './options.ts';
 export type { OperationPlace } from './problems.ts';
@@ -32,9 +33,10 @@ function describedAccess(place: OperationPlace, options: OpenApiOptions, descrip
 }
 
 /**
- * One operation object: `fields` (its success responses among them) plus the X-Request-Id
- * parameter, the problem responses it can meet, the RateLimit headers and the security it needs
- * (the scope of its route), each as the error scopes of problems.ts place them.
+ * One operation object: `fields` (its success responses among them) plus the X-Request-Id and
+ * Api-Version parameters, the problem responses it can meet, the RateLimit headers, the headers of
+ * the document's version on every response, and the security it needs (the scope of its route),
+ * each as the error scopes of problems.ts place them.
  */
 export function operation(place: OperationPlace, options: OpenApiOptions, fields: JsonObject): JsonObject {
   const responses = { ...(fields['responses'] as JsonObject), ...errorResponses(place, options) } as Record<string, JsonObject>;
@@ -45,8 +47,12 @@ export function operation(place: OperationPlace, options: OpenApiOptions, fields
       response['headers'] = { ...(response['headers'] as JsonObject), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimitPolicy') };
     }
   }
+  for (const [status, response] of Object.entries(responses)) {
+    const headers = (response['headers'] as JsonObject | undefined) ?? {};
+    response['headers'] = { ...headers, ...versionResponseHeaders(options, status, headers) };
+  }
   const security = securityOf(place.kind, place.access, options.auth);
-  const parameters = [ref('parameters', 'XRequestId'), ...((fields['parameters'] as unknown[]) ?? [])];
+  const parameters = [ref('parameters', 'XRequestId'), ref('parameters', 'ApiVersion'), ...((fields['parameters'] as unknown[]) ?? [])];
   return { ...fields, ...describedAccess(place, options, fields['description']), parameters, security, responses };
 }
 

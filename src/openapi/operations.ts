@@ -5,16 +5,18 @@ import { keyOperations } from './key-paths.ts';
 import { webhookOperations } from './webhook-paths.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import { accessOf } from './options.ts';
-import type { ResourceName } from './problems.ts';
-import { EXAMPLES, type JsonObject, ref } from './schemas.ts';
-import { docsPagePath, documentPath, readinessPath } from './service-paths.ts';
+import { exampleOf, filterParameterName } from './resource-schemas.ts';
+import { type JsonObject, ref } from './schemas.ts';
+import { listContent } from './lists.ts';
+import { docsPagePath, documentPath, readinessPath, versionsPath } from './service-paths.ts';
+import type { Resource as Described } from '../resources/resource.ts';
 
 export type { DocumentedOperation, OpenApiOptions, OperationBuilder } from './operation.ts';
 
-/** One resource of the API with its five operations. */
+/** One resource of the API with its five operations, as its description gives it. */
 interface Resource {
   path: string;
-  tag: ResourceName;
+  tag: string;
   singular: string;
   plural: string;
   /** The representation's schema; `New…` and `…Patch` are its create and patch bodies. */
@@ -22,6 +24,20 @@ interface Resource {
   example: JsonObject;
   /** Query parameters that filter its list, beside `limit` and `cursor`. */
   filters: readonly JsonObject[];
+  described: Described;
+}
+
+function documented(resource: Described): Resource {
+  return {
+    path: resource.path,
+    tag: resource.plural,
+    singular: resource.singular,
+    plural: resource.plural[0]?.toUpperCase() + resource.plural.slice(1),
+    schema: resource.title,
+    example: exampleOf(resource),
+    filters: resource.filters.map((field) => ref('parameters', filterParameterName(resource, field))),
+    described: resource,
+  };
 }
 
 // Every operation on one resource evaluates both preconditions (RFC 9110 §13.2.2).
@@ -33,7 +49,7 @@ const titleOf = (resource: Resource): string => resource.singular[0]?.toUpperCas
 
 function listOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { path, tag, plural, schema, example, filters } = resource;
-  return operation({ kind: 'list', resource: tag, access, instance: path }, options, {
+  return operation({ kind: 'list', resource: tag, access, instance: path, described: resource.described }, options, {
     operationId: `list${plural}`,
     summary: `List ${tag}, newest first`,
     description: 'Keyset paging: follow the `Link` header with `rel="next"` until it is absent; it carries `limit` and any filter on.',
@@ -43,7 +59,7 @@ function listOperation(resource: Resource, options: OpenApiOptions, access: Acce
       '200': {
         description: `A page of ${tag}.`,
         headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') },
-        content: jsonContent({ type: 'array', items: ref('schemas', schema) }, [example]),
+        content: listContent(options, ref('schemas', schema), [example]),
       },
     },
   });
@@ -51,7 +67,7 @@ function listOperation(resource: Resource, options: OpenApiOptions, access: Acce
 
 function createOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { path, tag, singular, schema, example } = resource;
-  return operation({ kind: 'create', resource: tag, access, instance: path }, options, {
+  return operation({ kind: 'create', resource: tag, access, instance: path, described: resource.described }, options, {
     operationId: `create${titleOf(resource)}`,
     summary: `Create a ${singular}`,
     description: 'Answered 201 only once the write is committed. Every field error is reported at once.',
@@ -74,7 +90,7 @@ function createOperation(resource: Resource, options: OpenApiOptions, access: Ac
 
 function readOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { tag, singular, schema, example } = resource;
-  return operation({ kind: 'read', resource: tag, access, instance: itemInstance(resource) }, options, {
+  return operation({ kind: 'read', resource: tag, access, instance: itemInstance(resource), described: resource.described }, options, {
     operationId: `get${titleOf(resource)}`,
     summary: `Get a ${singular} by id`,
     description:
@@ -92,7 +108,7 @@ function readOperation(resource: Resource, options: OpenApiOptions, access: Acce
 function changeOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { tag, singular, schema, example } = resource;
   const patch = { schema: ref('schemas', `${schema}Patch`) };
-  return operation({ kind: 'change', resource: tag, access, instance: itemInstance(resource) }, options, {
+  return operation({ kind: 'change', resource: tag, access, instance: itemInstance(resource), described: resource.described }, options, {
     operationId: `update${titleOf(resource)}`,
     summary: `Change a ${singular} (JSON Merge Patch)`,
     description:
@@ -114,7 +130,7 @@ function changeOperation(resource: Resource, options: OpenApiOptions, access: Ac
 
 function removeOperation(resource: Resource, options: OpenApiOptions, access: Access): JsonObject {
   const { tag, singular } = resource;
-  return operation({ kind: 'remove', resource: tag, access, instance: itemInstance(resource) }, options, {
+  return operation({ kind: 'remove', resource: tag, access, instance: itemInstance(resource), described: resource.described }, options, {
     operationId: `delete${titleOf(resource)}`,
     summary: `Delete a ${singular}`,
     description:
@@ -131,20 +147,7 @@ function itemInstance(resource: Resource): string {
   return `${resource.path}/${String(resource.example['id'])}`;
 }
 
-const RESOURCES: readonly Resource[] = [
-  {
-    path: '/api/products',
-    tag: 'products',
-    singular: 'product',
-    plural: 'Products',
-    schema: 'Product',
-    example: EXAMPLES.product,
-    filters: [ref('parameters', 'ProductStatusFilter')],
-  },
-  { path: '/api/workspaces', tag: 'workspaces', singular: 'workspace', plural: 'Workspaces', schema: 'Workspace', example: EXAMPLES.workspace, filters: [] },
-];
-
-// The five operations of a resource of RESOURCES.
+// The five operations of a resource.
 function resourceOperations(resource: Resource): DocumentedOperation[] {
   const item = `${resource.path}/{id}`;
   const pathParameters = [ref('parameters', 'Id')];
@@ -157,13 +160,14 @@ function resourceOperations(resource: Resource): DocumentedOperation[] {
   ];
 }
 
-// Every operation the document can describe, in the order it lists them.
-const DOCUMENTED: readonly DocumentedOperation[] = [
+// Every operation the document can describe for `resources`, in the order it lists them.
+const documentedOperations = (resources: readonly Described[]): readonly DocumentedOperation[] => [
   { method: 'GET', pattern: '/api/ping', build: readinessPath },
-  ...RESOURCES.flatMap(resourceOperations),
+  ...resources.map(documented).flatMap(resourceOperations),
   ...keyOperations(),
   ...eventOperations(),
   ...webhookOperations(),
+  { method: 'GET', pattern: '/api/versions', build: versionsPath },
   { method: 'GET', pattern: '/api/openapi.json', build: documentPath },
   { method: 'GET', pattern: '/api/docs', build: docsPagePath },
 ];
@@ -171,7 +175,7 @@ const DOCUMENTED: readonly DocumentedOperation[] = [
 /** `paths`: every operation of DOCUMENTED whose route the service serves, with that route's access. */
 export function pathItems(options: OpenApiOptions): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const { method, pattern, build, pathParameters } of DOCUMENTED) {
+  for (const { method, pattern, build, pathParameters } of documentedOperations(options.resources)) {
     const access = accessOf(options, method, pattern);
     if (access === undefined) continue;
     const item = paths[pattern] ?? (pathParameters === undefined ? {} : { parameters: pathParameters });

@@ -1,23 +1,24 @@
 import type { CredentialCheck } from '../callers/caller.ts';
-import { type ErrorCode, HttpError, type HttpErrorOptions } from '../http/errors.ts';
+import { type ErrorCode, ERRORS as ERRORS_BY_CODE, HttpError, type HttpErrorOptions, type OwnError } from '../http/errors.ts';
 import { forbidden, identifyRequest, unauthorized } from '../http/bearer.ts';
 import { problemFor } from '../http/problem.ts';
 import type { Access } from '../http/router.ts';
 import { validationFailed } from '../http/write-input.ts';
-import { validateNewApiKey } from '../keys/validate.ts';
-import { validateNewProduct, validateProductPatch } from '../products/validate.ts';
+import { validateApiKeyPatch, validateNewApiKey } from '../keys/validate.ts';
+import type { Resource } from '../resources/resource.ts';
+import { validatorsOf } from '../resources/validate.ts';
 import { EXPIRED_EVENT_DETAIL } from '../webhooks/presenter.ts';
 import { validateNewWebhook, validateWebhookPatch } from '../webhooks/validate.ts';
 import type { Validated } from '../shared/validation.ts';
-import { validateNewWorkspace, validateWorkspacePatch } from '../workspaces/validate.ts';
-import type { DocumentedAuth } from './options.ts';
+import { negotiator } from '../versions/negotiate.ts';
+import type { DocumentedAuth, DocumentedVersions } from './options.ts';
 import type { JsonObject } from './schemas.ts';
 
 /** The kinds of operation of the document; an error is placed on some of them. */
 export type OperationKind = 'readiness' | 'document' | 'list' | 'read' | 'create' | 'change' | 'remove' | 'log' | 'action';
 
-/** The resources, by their path segment; a use-case rule of one is placed on it alone. */
-export type ResourceName = 'products' | 'workspaces' | 'keys' | 'events' | 'webhooks';
+/** The resources, by their path segment (`keys`, `events`, `webhooks`, and every described resource's plural); a use-case rule of one is placed on it alone. */
+export type ResourceName = string;
 
 /** Where an example problem is answered: the operation's kind, resource and access, and its path. */
 export interface ExamplePlace {
@@ -26,23 +27,45 @@ export interface ExamplePlace {
   resource?: ResourceName;
   access?: Access;
   auth?: DocumentedAuth;
+  /** The versions of the document: those a refused version's problem lists. */
+  versions?: DocumentedVersions;
+  /** The described resource of the operation, whose field rules make its field errors. */
+  described?: Resource;
 }
 
 const REQUEST_ID = '5b0c7e0e-3f1a-4c57-9d39-1f7d6c0b7a11';
 // When a key's expiry is judged in the example: an expiry before it is `too_small`.
 const EXAMPLE_NOW = new Date('2026-11-22T09:30:00.000Z');
 
+// The event types a webhook example may name: none of them is valid twice, whatever the resources.
+const NO_EVENTS = { names: [], typeNamed: () => 1 };
+
+// A key's or a webhook's body as the first version takes it (no apiVersion member); the examples name no version.
+const FIRST_VERSION_PIN = { served: [], defaultVersion: '', pinnable: false };
+
 // Field errors of each body, made by the service's own validators so the examples cannot drift.
-const INVALID_BODIES: Readonly<Record<ResourceName, Partial<Record<OperationKind, () => Validated<unknown>>>>> = {
-  products: { create: () => validateNewProduct({ priceInCents: -1 }), change: () => validateProductPatch({ name: null, priceInCents: 1.5 }) },
-  workspaces: { create: () => validateNewWorkspace({ name: '   ', colour: 'red' }), change: () => validateWorkspacePatch({ name: null }) },
-  events: {},
+const INVALID_BODIES: Readonly<Record<string, Partial<Record<OperationKind, () => Validated<unknown>>>>> = {
   webhooks: {
-    create: () => validateNewWebhook({ url: 'ftp://hooks.example.com/', events: ['product.created', 'product.created'] }, false),
-    change: () => validateWebhookPatch({ url: null, status: 3 }, false),
+    create: () => validateNewWebhook({ url: 'ftp://hooks.example.com/', events: ['example.created', 'example.created'] }, { allowPrivate: false, events: NO_EVENTS }, FIRST_VERSION_PIN),
+    change: () => validateWebhookPatch({ url: null, status: 3 }, { allowPrivate: false, events: NO_EVENTS }, FIRST_VERSION_PIN),
   },
-  keys: { create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW) },
+  keys: {
+    create: () => validateNewApiKey({ name: 'ci deploys', scopes: ['write', 'write'], expiresAt: '2026-01-31T12:00:00Z' }, EXAMPLE_NOW, FIRST_VERSION_PIN),
+    change: () => validateApiKeyPatch({ name: null, scopes: ['admin'] }, []),
+  },
 };
+
+// A described resource's invalid bodies, from its own field rules: a create that leaves its first
+// field out and sends a value its second field refuses, and an unknown member; a patch that sends null.
+function invalidResourceBody(resource: Resource, kind: OperationKind): Validated<unknown> | undefined {
+  const { validateNew, validatePatch } = validatorsOf(resource);
+  const fields = Object.entries(resource.fields);
+  if (kind === 'change') return validatePatch(Object.fromEntries(fields.slice(0, 1).map(([name]) => [name, null])));
+  if (kind !== 'create') return undefined;
+  const [second] = fields.slice(1);
+  const refused = second?.[1].refused[0];
+  return validateNew({ ...(second === undefined || refused === undefined ? {} : { [second[0]]: refused.value }), colour: 'red' });
+}
 
 const INVALID_QUERY: HttpErrorOptions = {
   detail: 'limit must be an integer from 1 to 200',
@@ -74,8 +97,9 @@ function headerError(place: ExamplePlace): HttpError {
 }
 
 function fieldErrors(place: ExamplePlace): HttpError {
-  const invalid = place.resource === undefined || place.kind === undefined ? undefined : INVALID_BODIES[place.resource][place.kind];
-  const result = invalid?.();
+  if (place.kind === undefined) return new HttpError('validation_failed');
+  const own = place.resource === undefined ? undefined : INVALID_BODIES[place.resource]?.[place.kind];
+  const result = place.described === undefined ? own?.() : invalidResourceBody(place.described, place.kind);
   return result === undefined || result.ok ? new HttpError('validation_failed') : validationFailed(result);
 }
 
@@ -87,9 +111,25 @@ function missingCredential(place: ExamplePlace): HttpError {
   return identified instanceof Promise || identified.ok ? new HttpError('unauthorized') : unauthorized(identified.refusal);
 }
 
+// A version no service serves (there is no thirteenth month), as a client might send it.
+const UNSERVED_VERSION = '2026-13-01';
+
+// The 400 of a version that is not served, as the service's own negotiation refuses it.
+function refusedVersion(place: ExamplePlace): HttpError {
+  if (place.versions === undefined) return new HttpError('unsupported_api_version');
+  const { api, defaultVersion } = place.versions;
+  try {
+    negotiator(api, defaultVersion).named(place.instance, UNSERVED_VERSION, new URLSearchParams());
+  } catch (error) {
+    if (error instanceof HttpError) return error;
+  }
+  throw new Error(`the version ${UNSERVED_VERSION} was served`);
+}
+
 /** The error the service raises for `code` at `place`, with the details and field errors it would carry. */
 function errorAt(code: ErrorCode, place: ExamplePlace): HttpError {
   if (code === 'validation_failed') return fieldErrors(place);
+  if (code === 'unsupported_api_version') return refusedVersion(place);
   if (code === 'invalid_query') return new HttpError(code, INVALID_QUERY);
   if (code === 'invalid_header') return headerError(place);
   if (code === 'unauthorized') return missingCredential(place);
@@ -98,7 +138,8 @@ function errorAt(code: ErrorCode, place: ExamplePlace): HttpError {
   return new HttpError(code);
 }
 
-/** A problem document for `code` as the service would send it at `place`. */
-export function exampleProblem(code: ErrorCode, place: ExamplePlace): JsonObject {
-  return { ...problemFor(errorAt(code, place), place.instance, REQUEST_ID) };
+/** A problem document for `code` (of the catalogue, or a resource's own error) as the service would send it at `place`. */
+export function exampleProblem(code: ErrorCode | OwnError, place: ExamplePlace): JsonObject {
+  const error = typeof code === 'string' ? errorAt(code, place) : Object.hasOwn(ERRORS_BY_CODE, code.code) ? errorAt(code.code as ErrorCode, place) : new HttpError(code);
+  return { ...problemFor(error, place.instance, REQUEST_ID) };
 }

@@ -1,5 +1,6 @@
-import { type ErrorCode, ERRORS, reasonPhrase } from '../http/errors.ts';
+import { type ErrorCode, ERRORS, type OwnError, reasonPhrase } from '../http/errors.ts';
 import type { Access } from '../http/router.ts';
+import type { Resource } from '../resources/resource.ts';
 import { everyResponseHeaders } from './headers.ts';
 import type { OpenApiOptions } from './options.ts';
 import { exampleProblem, type OperationKind, type ResourceName } from './problem-examples.ts';
@@ -17,8 +18,8 @@ export interface ErrorScope {
    * writes, SVC_AUTH on every operation that is not open); a scope a valid credential can lack.
    */
   when?: 'rate_limit' | 'credential' | 'scope';
-  /** Only on these resources' operations: the code comes from a rule of theirs. */
-  resources?: readonly ResourceName[];
+  /** Only on these resources' operations (`described`: those of the described resources): the code comes from a rule of theirs. */
+  resources?: readonly ResourceName[] | 'described';
   /** A second place the same code can happen (a header only one operation reads). */
   also?: ErrorScope;
 }
@@ -29,14 +30,16 @@ export interface OperationPlace {
   resource?: ResourceName;
   access: Access;
   instance: string;
+  /** The described resource the operation is of: its own errors (a rule's refusal) can answer it. */
+  described?: Resource;
 }
 
 const EVERY_OPERATION: readonly OperationKind[] = ['readiness', 'document', 'list', 'read', 'create', 'change', 'remove', 'log', 'action'];
 // Everything that reads a request body: creates (POST) and changes (PATCH).
 const WITH_BODY: readonly OperationKind[] = ['create', 'change'];
 const WRITES: readonly OperationKind[] = ['create', 'change', 'remove'];
-// The creates that take an Idempotency-Key: a key's 201 carries its secret, which is never stored for a replay.
-const REPLAYED_CREATES: readonly ResourceName[] = ['products', 'workspaces'];
+// The creates that take an Idempotency-Key, every described resource's: a key's and a webhook's 201 carry a secret, which is never stored for a replay.
+const REPLAYED_CREATES = 'described';
 
 /**
  * Where each error of the catalogue can happen. Typed by ErrorCode, so a code added to ERRORS
@@ -45,6 +48,8 @@ const REPLAYED_CREATES: readonly ResourceName[] = ['products', 'workspaces'];
 export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   invalid_json: { on: WITH_BODY },
   invalid_query: { on: ['list', 'log'] },
+  // An Api-Version the service does not serve, on any request; or a key's or the default version past its sunset.
+  unsupported_api_version: { on: EVERY_OPERATION },
   // Idempotency-Key on a create (any at all on POST /api/keys); If-Match or If-None-Match on a read, a change or a delete;
   // Last-Event-ID on the event feed's live stream.
   invalid_header: { on: ['read', ...WRITES], also: { on: ['list'], resources: ['events'] } },
@@ -57,7 +62,6 @@ export const ERROR_SCOPES: Readonly<Record<ErrorCode, ErrorScope>> = {
   not_found: { on: ['read', 'change', 'remove', 'log', 'action'] },
   method_not_allowed: { on: 'any_request' },
   idempotency_key_in_use: { on: ['create'], resources: REPLAYED_CREATES },
-  product_archived: { on: ['change'], resources: ['products'] },
   // A manual retry of a delivery to a disabled webhook (POST …/deliveries/{eventId}/retry).
   webhook_disabled: { on: ['action'], resources: ['webhooks'] },
   // Every method of one resource evaluates If-Match and If-None-Match (docs/api.md, ETags).
@@ -87,7 +91,8 @@ export function canHappen(code: ErrorCode, place: OperationPlace, settings: Erro
 function happensIn(scope: ErrorScope, place: OperationPlace, settings: ErrorSettings): boolean {
   if (scope.also !== undefined && happensIn(scope.also, place, settings)) return true;
   if (scope.on === 'any_request' || !scope.on.includes(place.kind)) return false;
-  if (scope.resources !== undefined && (place.resource === undefined || !scope.resources.includes(place.resource))) return false;
+  if (scope.resources === 'described' && place.described === undefined) return false;
+  if (Array.isArray(scope.resources) && (place.resource === undefined || !scope.resources.includes(place.resource))) return false;
   if (scope.when === 'rate_limit') return settings.rateLimited;
   if (scope.when === 'credential') return credentialChecked(place.kind, place.access, settings.auth);
   if (scope.when === 'scope') return scopeCanFail(place.access, settings.auth);
@@ -104,7 +109,7 @@ function headersOfStatus(status: number, place: OperationPlace): JsonObject {
 }
 
 /** The problem schema narrowed to one status and the codes an operation can meet with it. */
-function problemSchemaFor(status: number, codes: readonly ErrorCode[]): JsonObject {
+function problemSchemaFor(status: number, codes: readonly string[]): JsonObject {
   return {
     allOf: [
       ref('schemas', 'Problem'),
@@ -113,10 +118,27 @@ function problemSchemaFor(status: number, codes: readonly ErrorCode[]): JsonObje
   };
 }
 
+// The errors of a resource's own rules, which can answer a change of it, and of its checks, a create or a change.
+function ownErrors(place: OperationPlace): OwnError[] {
+  const resource = place.described;
+  if (resource === undefined) return [];
+  const checks = place.kind === 'create' || place.kind === 'change' ? resource.checks.map((check) => check.refusal) : [];
+  return [...(place.kind === 'change' ? resource.rules.map((rule) => rule.refusal) : []), ...checks];
+}
+
+// What the catalogue or the resource's own errors say of `code`.
+function errorOf(code: string, place: OperationPlace): OwnError {
+  const own = ownErrors(place).find((error) => error.code === code);
+  return own ?? { code, ...ERRORS[code as ErrorCode] };
+}
+
 /** The response object of one error status of the operation at `place`. */
-export function problemResponse(status: number, codes: readonly ErrorCode[], place: OperationPlace, settings: ErrorSettings): JsonObject {
+export function problemResponse(status: number, codes: readonly string[], place: OperationPlace, settings: ErrorSettings & Pick<OpenApiOptions, 'versions'>): JsonObject {
   const examples: JsonObject = {};
-  for (const code of codes) examples[code] = { summary: ERRORS[code].detail, value: exampleProblem(code, { ...place, auth: settings.auth }) };
+  for (const code of codes) {
+    const error = errorOf(code, place);
+    examples[code] = { summary: error.detail, value: exampleProblem(error, { ...place, auth: settings.auth, versions: settings.versions }) };
+  }
   const list = codes.map((code) => `\`${code}\``).join(', ');
   return {
     description: `${reasonPhrase(status)}: ${list}.`,
@@ -125,13 +147,11 @@ export function problemResponse(status: number, codes: readonly ErrorCode[], pla
   };
 }
 
-/** The error codes the operation at `place` can meet with `settings`, grouped by status (ascending). */
-export function codesByStatus(place: OperationPlace, settings: ErrorSettings): Map<number, ErrorCode[]> {
-  const grouped = new Map<number, ErrorCode[]>();
-  const codes = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => canHappen(code, place, settings));
-  for (const code of codes.sort((a, b) => ERRORS[a].status - ERRORS[b].status)) {
-    const status = ERRORS[code].status;
-    grouped.set(status, [...(grouped.get(status) ?? []), code]);
-  }
+/** The error codes the operation at `place` can meet with `settings` (the resource's own among them), grouped by status (ascending). */
+export function codesByStatus(place: OperationPlace, settings: ErrorSettings): Map<number, string[]> {
+  const grouped = new Map<number, string[]>();
+  const errors: OwnError[] = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => canHappen(code, place, settings)).map((code) => ({ code, ...ERRORS[code] }));
+  errors.push(...ownErrors(place));
+  for (const { code, status } of errors.sort((a, b) => a.status - b.status)) grouped.set(status, [...(grouped.get(status) ?? []), code]);
   return grouped;
 }

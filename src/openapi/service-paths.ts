@@ -2,6 +2,7 @@ import type { Access } from '../http/router.ts';
 import { everyResponseHeaders } from './headers.ts';
 import { jsonContent, type OpenApiOptions, operation } from './operation.ts';
 import { type JsonObject, ref } from './schemas.ts';
+import { versionsExample } from './version-schemas.ts';
 
 /** GET /api/ping: readiness, 200 or 503 with the same shape. */
 export function readinessPath(options: OpenApiOptions, access: Access): JsonObject {
@@ -30,10 +31,12 @@ export function documentPath(options: OpenApiOptions, access: Access): JsonObjec
   return operation({ kind: 'document', access, instance: '/api/openapi.json' }, options, {
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1 document',
+    description: 'In the API version the request names (`?version=`, else `Api-Version`), else in its API key\'s or SVC_API_VERSION: every shape in it is the one served in that version, and `info.version` names it.',
     tags: ['operations'],
+    parameters: [ref('parameters', 'DocumentVersion')],
     responses: {
       '200': {
-        description: 'The OpenAPI document of the running service.',
+        description: 'The OpenAPI document of the running service, in one API version.',
         headers: everyResponseHeaders(),
         content: {
           'application/json': {
@@ -69,8 +72,10 @@ export function docsPagePath(options: OpenApiOptions, access: Access): JsonObjec
     description:
       'One self-contained HTML page: every operation with its parameters, bodies, examples, statuses and error codes, readable without ' +
       'JavaScript; with it, a form per operation sends a real request to this service (with a key or token typed into the page and kept ' +
-      'only there) and shows the status, headers and body.',
+      'only there) and shows the status, headers and body. It shows one API version (chosen as the document\'s is), sends it in ' +
+      '`Api-Version` from every form, and lists every version served, newest first, in its Versions section (`#versions`), each linked.',
     tags: ['operations'],
+    parameters: [ref('parameters', 'DocumentVersion')],
     responses: {
       '200': {
         description: 'The page.',
@@ -78,5 +83,18 @@ export function docsPagePath(options: OpenApiOptions, access: Access): JsonObjec
         content: { 'text/html': { schema: { type: 'string' } } },
       },
     },
+  });
+}
+
+/** GET /api/versions: the versions served, open like readiness and the same in every version. */
+export function versionsPath(options: OpenApiOptions, access: Access): JsonObject {
+  return operation({ kind: 'document', access, instance: '/api/versions' }, options, {
+    operationId: 'listApiVersions',
+    summary: 'The API versions served, newest first',
+    description:
+      'Each with what it changed and its sunset, and the default (SVC_API_VERSION). Never refused for a key\'s or the default version ' +
+      'past its sunset (it then answers in the newest), so a client can always learn what to send.',
+    tags: ['operations'],
+    responses: { '200': { description: 'The versions served.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Versions'), versionsExample(options)) } },
   });
 }

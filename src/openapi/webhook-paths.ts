@@ -1,10 +1,15 @@
 import type { Access } from '../http/router.ts';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../events/model.ts';
-import { everyResponseHeaders } from './headers.ts';
+import { VERSION_HEADER } from '../versions/negotiate.ts';
+import { eventTypeNames } from './event-paths.ts';
+import { displayName, everyResponseHeaders } from './headers.ts';
 import { type DocumentedOperation, jsonContent, type OpenApiOptions, operation, taggedHeaders } from './operation.ts';
 import type { OperationPlace } from './problems.ts';
 import { type JsonObject, ref } from './schemas.ts';
-import { WEBHOOK_EXAMPLES } from './webhook-schemas.ts';
+import { webhookExamples } from './webhook-schemas.ts';
+import { listContent } from './lists.ts';
+
+// The examples of a document: of a webhook that takes the first event type served.
+const examplesOf = (options: OpenApiOptions) => webhookExamples(eventTypeNames(options.resources)[0] ?? '', options);
 
 const PATH = '/api/webhooks';
 const ITEM = `${PATH}/{id}`;
@@ -24,7 +29,7 @@ function list(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'listWebhooks', summary: 'List webhooks, newest first', tags: ['webhooks'],
     description: 'Never a secret. Keyset paging: follow the `Link` header with `rel="next"` until it is absent.',
     parameters: [ref('parameters', 'Limit'), ref('parameters', 'Cursor')],
-    responses: { '200': { description: 'A page of webhooks.', headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') }, content: jsonContent({ type: 'array', items: webhook }, [WEBHOOK_EXAMPLES.webhook]) } },
+    responses: { '200': { description: 'A page of webhooks.', headers: { ...everyResponseHeaders(), Link: ref('headers', 'Link') }, content: listContent(options, webhook, [examplesOf(options).webhook]) } },
   });
 }
 
@@ -36,7 +41,7 @@ function create(options: OpenApiOptions, access: Access): JsonObject {
       'of the types it takes is POSTed to `url`, signed (see the top-level `webhooks`). Takes no `Idempotency-Key` (any is 400 ' +
       '`invalid_header`): the answer carries the secret, which is never stored for a replay.',
     requestBody: { required: true, description: BODY_RULES, content: { 'application/json': { schema: ref('schemas', 'NewWebhook') } } },
-    responses: { '201': { description: 'The webhook, and this once its secret.', headers: { ...taggedHeaders(), Location: ref('headers', 'Location') }, content: jsonContent(withSecret, WEBHOOK_EXAMPLES.withSecret) } },
+    responses: { '201': { description: 'The webhook, and this once its secret.', headers: { ...taggedHeaders(), Location: ref('headers', 'Location') }, content: jsonContent(withSecret, examplesOf(options).withSecret) } },
   });
 }
 
@@ -45,7 +50,7 @@ function read(options: OpenApiOptions, access: Access): JsonObject {
     operationId: 'getWebhook', summary: 'Get a webhook by id', tags: ['webhooks'], parameters: PRECONDITIONS,
     description: 'Never its secret. With the `ETag` in `If-None-Match`, 304 and no body while it is unchanged.',
     responses: {
-      '200': { description: 'The webhook.', headers: taggedHeaders(), content: jsonContent(webhook, WEBHOOK_EXAMPLES.webhook) },
+      '200': { description: 'The webhook.', headers: taggedHeaders(), content: jsonContent(webhook, examplesOf(options).webhook) },
       '304': { description: "Not Modified: `If-None-Match` matches the webhook's current entity tag. No body.", headers: taggedHeaders() },
     },
   });
@@ -62,7 +67,7 @@ function change(options: OpenApiOptions, access: Access): JsonObject {
       description: 'Sent as `application/merge-patch+json` or `application/json`; the rest as on a create.',
       content: { 'application/merge-patch+json': { schema: ref('schemas', 'WebhookPatch') }, 'application/json': { schema: ref('schemas', 'WebhookPatch') } },
     },
-    responses: { '200': { description: 'The webhook as it now is.', headers: taggedHeaders(), content: jsonContent(webhook, WEBHOOK_EXAMPLES.webhook) } },
+    responses: { '200': { description: 'The webhook as it now is.', headers: taggedHeaders(), content: jsonContent(webhook, examplesOf(options).webhook) } },
   });
 }
 
@@ -81,7 +86,7 @@ function rotate(options: OpenApiOptions, access: Access): JsonObject {
       'The answer carries the new secret, in this answer only. While the previous one is kept (`keepCurrentForSeconds`), every ' +
       'delivery is signed with both (two `v1,` signatures), so receivers can switch at their own pace. Takes no `Idempotency-Key`.',
     requestBody: { required: false, description: `Optional. ${BODY_RULES}`, content: { 'application/json': { schema: ref('schemas', 'SecretRotation') } } },
-    responses: { '200': { description: 'The webhook and its new secret.', headers: taggedHeaders(), content: jsonContent(withSecret, WEBHOOK_EXAMPLES.withSecret) } },
+    responses: { '200': { description: 'The webhook and its new secret.', headers: taggedHeaders(), content: jsonContent(withSecret, examplesOf(options).withSecret) } },
   });
 }
 
@@ -97,7 +102,7 @@ function deliveries(options: OpenApiOptions, access: Access): JsonObject {
       '200': {
         description: 'A page of deliveries.',
         headers: { ...everyResponseHeaders(), Link: ref('headers', 'DeliveriesLink') },
-        content: jsonContent({ type: 'array', items: ref('schemas', 'Delivery') }, [WEBHOOK_EXAMPLES.delivery]),
+        content: listContent(options, ref('schemas', 'Delivery'), [examplesOf(options).delivery]),
       },
     },
   });
@@ -110,7 +115,7 @@ function retry(options: OpenApiOptions, access: Access): JsonObject {
       'Makes the delivery pending and attempts it at once, with the same `webhook-id`; its retry schedule starts again. ' +
       'Safe to repeat. 410 `events_expired` when the event is no longer kept (`SVC_EVENTS_RETENTION`; its delivery goes with it): ' +
       'nothing is sent. 409 `webhook_disabled` while the webhook is disabled (enable it first).',
-    responses: { '202': { description: 'The delivery, now pending.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Delivery'), { ...WEBHOOK_EXAMPLES.delivery, nextAttemptAt: WEBHOOK_EXAMPLES.delivery.lastAttemptAt }) } },
+    responses: { '202': { description: 'The delivery, now pending.', headers: everyResponseHeaders(), content: jsonContent(ref('schemas', 'Delivery'), { ...examplesOf(options).delivery, nextAttemptAt: examplesOf(options).delivery.lastAttemptAt }) } },
   });
 }
 
@@ -140,23 +145,33 @@ const WEBHOOK_HEADERS = [
   },
 ];
 
-/** The top-level `webhooks` (OpenAPI 3.1): what the service POSTs to a subscribed URL, one entry per event type. */
-export function webhookDeliveries(): JsonObject {
+// The version a delivery is made in: the document's, for the webhooks pinned to it.
+function versionHeader(options: OpenApiOptions): JsonObject {
+  const { id } = options.versions.shown;
+  const description = `The API version the body is made in: ${id}, this document's, for a webhook whose \`apiVersion\` was ${id} when the event was recorded.`;
+  return { name: displayName(VERSION_HEADER), description, schema: { type: 'string', const: id } };
+}
+
+/**
+ * The top-level `webhooks` (OpenAPI 3.1): what the service POSTs to a subscribed URL, one entry per
+ * event type, as made for the webhooks whose `apiVersion` is the document's version.
+ */
+export function webhookDeliveries(options: OpenApiOptions): JsonObject {
   const entries: JsonObject = {};
-  for (const type of EVENT_TYPES) {
-    const name = EVENT_TYPE_NAMES[type];
+  const headers = [...WEBHOOK_HEADERS, versionHeader(options)];
+  for (const name of eventTypeNames(options.resources)) {
     entries[name] = {
       post: {
         operationId: `deliver_${name.replace('.', '_')}`,
         summary: `A ${name} event, delivered`,
         description:
           'Signed as Standard Webhooks v1 defines, so any Standard Webhooks library verifies it. The body is the Event exactly as ' +
-          '`GET /api/events` shows it, the same bytes on every attempt. A 2xx within SVC_WEBHOOK_TIMEOUT_MS delivers it; anything else ' +
+          '`GET /api/events` shows it in the delivery\'s API version, the same bytes on every attempt. A 2xx within SVC_WEBHOOK_TIMEOUT_MS delivers it; anything else ' +
           'is tried again on SVC_WEBHOOK_RETRY_SCHEDULE (a `Retry-After` on 429 or 503 moves it later); 410 disables the webhook.',
         tags: ['webhooks'],
         // The receiver's own endpoint: it checks the signature, not a credential of this service.
         security: [],
-        parameters: WEBHOOK_HEADERS.map((header) => ({ ...header, in: 'header', required: true })),
+        parameters: headers.map((header) => ({ ...header, in: 'header', required: true })),
         requestBody: { required: true, content: { 'application/json': { schema: { allOf: [ref('schemas', 'Event'), { properties: { type: { const: name } } }] } } } },
         responses: {
           '2XX': { description: 'Delivered.' },

@@ -1,6 +1,6 @@
 import type { SqlRunner } from './client.ts';
 import { isoText } from './sql.ts';
-import type { EventRead, EventType, StoredEvent } from '../events/model.ts';
+import { type EventRead, type EventType, type StoredEvent, typeMask } from '../events/model.ts';
 import type { EventRepository } from '../events/repository.ts';
 
 /** The event an id names: its transaction's id and its number, as decimal text. */
@@ -11,7 +11,6 @@ export interface FeedPlace {
 
 const MAX_XID8 = 2n ** 64n - 1n;
 const MAX_BIGINT = 2n ** 63n - 1n;
-const ALL_TYPES = 0b1111110;
 
 /** The place an id names (`<tx>_<seq>`), or null when it is not one this engine issues. */
 export function placeOf(id: string): FeedPlace | null {
@@ -27,7 +26,7 @@ export function placeOf(id: string): FeedPlace | null {
 // Positions are read as text, and ids are `<tx>_<seq>` as before positions existed.
 const PAGE =
   `SELECT tx::text AS tx_text, seq::text AS seq_text, type, ${isoText('created_at')}, data FROM events ` +
-  'WHERE position > $1::bigint AND created_at >= $2 AND (($3::int >> type) & 1) = 1 ORDER BY position LIMIT $4';
+  'WHERE position > $1::bigint AND created_at >= $2 AND (($3::bigint >> type) & 1) = 1 ORDER BY position LIMIT $4';
 // Where `after` (tx $1, seq $2) stands, in one snapshot: whether its event is kept, its position (or the
 // horizon's, when it is the newest deleted event), whether retention deleted it, and whether the next
 // event (any type) is past retention.
@@ -57,11 +56,6 @@ remembered AS (INSERT INTO events_horizon (id, tx, seq, position, deleted_seq) S
 SELECT count(*)::int FROM gone`;
 
 const idOf = (tx: unknown, seq: unknown): string => `${String(tx)}_${String(seq)}`;
-
-/** The bit mask of a set of event types (bit n for type n), the form the feed's statement takes. */
-function typeMask(types: readonly EventType[] | null): number {
-  return types === null ? ALL_TYPES : types.reduce((mask, type) => mask | (1 << type), 0);
-}
 
 // Where the feed goes on after an id: a position, "not yet" (its event is kept but has no position:
 // nothing after it can be shown yet), or why not.

@@ -12,8 +12,8 @@ import { asNumber, isoText } from './sql.ts';
 // A fixed number of this service's own ('svc keys' in ASCII).
 const INSERT_TURN = 0x737663206b657973n;
 const INSERT = `WITH turn AS (SELECT pg_advisory_xact_lock(${INSERT_TURN}))
-  INSERT INTO api_keys (id, name, scopes, digest, created_at, expires_at)
-  SELECT $1, $2, $3, $4, $5::timestamptz, $6::timestamptz FROM turn RETURNING seq`;
+  INSERT INTO api_keys (id, name, scopes, digest, created_at, expires_at, api_version)
+  SELECT $1, $2, $3, $4, $5::timestamptz, $6::timestamptz, $7 FROM turn RETURNING seq`;
 
 const COLUMNS = API_KEY_COLUMNS.map((column) => (column.endsWith('_at') ? isoText(column) : column)).join(', ');
 
@@ -26,15 +26,18 @@ export function createPostgresApiKeyRepository(db: SqlRunner): ApiKeyRepository 
   return {
     async insert(apiKey) {
       const [row] = await db.rows(INSERT, [
-        apiKey.id, apiKey.name, scopesText(apiKey.scopes), apiKey.digest, apiKey.createdAt, apiKey.expiresAt,
+        apiKey.id, apiKey.name, scopesText(apiKey.scopes), apiKey.digest, apiKey.createdAt, apiKey.expiresAt, apiKey.apiVersion,
       ]);
-      return { seq: asNumber(row?.[0]), ...apiKey };
+      return { seq: asNumber(row?.[0]), ...apiKey, version: 1 };
     },
     findById: (id) => one(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1`, id),
     // The row lock holds until the transaction ends, so a precondition checked on it stays true.
     findForUpdate: (id) => one(`SELECT ${COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, id),
     async revoke(id, at) {
-      await db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+      await db.run('UPDATE api_keys SET revoked_at = $1, version = version + 1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+    },
+    async update(apiKey) {
+      await db.run('UPDATE api_keys SET name = $1, api_version = $2, version = $3 WHERE id = $4', [apiKey.name, apiKey.apiVersion, apiKey.version, apiKey.id]);
     },
     async idsAfter(afterSeq) {
       const rows = await db.rows('SELECT seq, id FROM api_keys WHERE seq > $1 ORDER BY seq', [afterSeq]);

@@ -1,4 +1,7 @@
-import { assertNotNewer, DEFAULT_POSTGRES_SQL_DIR, type Migration, MigrationError, type MigrationResult, readMigrations } from '../db/migrations.ts';
+import {
+  assertNotNewer, DEFAULT_MIGRATION_PARAMETERS, DEFAULT_POSTGRES_SQL_DIR, filledIn, type Migration, MigrationError, type MigrationParameters, type MigrationResult,
+  readMigrations,
+} from '../db/migrations.ts';
 import type { PostgresClient, SqlRunner } from './client.ts';
 import { sqlState } from './errors.ts';
 
@@ -25,13 +28,13 @@ export async function postgresSchemaVersion(db: SqlRunner): Promise<number> {
 
 // One file and its version row in one transaction: PostgreSQL's DDL is transactional, so a file
 // that fails leaves nothing of itself behind.
-async function applyOne(client: PostgresClient, migration: Migration): Promise<boolean> {
+async function applyOne(client: PostgresClient, migration: Migration, parameters: MigrationParameters): Promise<boolean> {
   try {
     return await client.transaction(async (tx) => {
       await tx.rows('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
       await tx.script(VERSION_TABLE);
       if ((await postgresSchemaVersion(tx)) >= migration.version) return false;
-      await tx.script(migration.sql);
+      await tx.script(filledIn(migration, parameters));
       await tx.run('INSERT INTO schema_migrations (version, file) VALUES ($1, $2)', [migration.version, migration.file]);
       return true;
     });
@@ -42,13 +45,17 @@ async function applyOne(client: PostgresClient, migration: Migration): Promise<b
 }
 
 /** Applies every PostgreSQL migration above the database's version, each in its own transaction. */
-export async function migratePostgres(client: PostgresClient, sqlDir: string = DEFAULT_POSTGRES_SQL_DIR): Promise<MigrationResult> {
+export async function migratePostgres(
+  client: PostgresClient,
+  sqlDir: string = DEFAULT_POSTGRES_SQL_DIR,
+  parameters: MigrationParameters = DEFAULT_MIGRATION_PARAMETERS,
+): Promise<MigrationResult> {
   const migrations = readMigrations(sqlDir);
   const from = await postgresSchemaVersion(client);
   assertNotNewer(from, migrations.at(-1)?.version ?? 0);
   const applied: string[] = [];
   for (const migration of migrations.filter((m) => m.version > from)) {
-    if (await applyOne(client, migration)) applied.push(migration.file);
+    if (await applyOne(client, migration, parameters)) applied.push(migration.file);
   }
   return { from, to: await postgresSchemaVersion(client), applied };
 }

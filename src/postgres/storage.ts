@@ -2,15 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPostgresEventRepository } from './events.ts';
 import { createPostgresIdempotencyRepository } from './idempotency.ts';
 import { createPostgresApiKeyRepository } from './keys.ts';
-import { createProductInserts, type ProductInserts } from './product-inserts.ts';
-import { createPostgresProductRepository } from './products.ts';
+import { createGroupedInserts, type GroupedInserts } from './grouped-inserts.ts';
 import { createPostgresReadinessRepository } from './readiness.ts';
+import { createPostgresResourceRepository } from './resources.ts';
 import { createPostgresDeliveryRepository } from './webhook-deliveries.ts';
 import { createPostgresWebhookRepository } from './webhooks.ts';
-import { createPostgresWorkspaceRepository } from './workspaces.ts';
 import { StorageBusyError } from '../db/errors.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
 import { DEFAULT_EVENT_RETENTION_MS } from '../events/model.ts';
+import type { ResourceRepositories } from '../resources/repository.ts';
+import type { Resource } from '../resources/resource.ts';
 import type { PostgresClient, SqlRunner } from './client.ts';
 import { isRetryable } from './errors.ts';
 
@@ -19,12 +20,17 @@ export interface PostgresStorageOptions {
   maxAttempts?: number;
   /** SVC_EVENTS_RETENTION in milliseconds (168h by default). */
   eventRetentionMs?: number;
+  /** The resources to keep (their repositories, by plural); none by default. */
+  resources?: readonly Resource[];
 }
 
-function repositoriesOn(db: SqlRunner): Repositories {
+function resourcesOn(db: SqlRunner, resources: readonly Resource[]): ResourceRepositories {
+  return Object.fromEntries(resources.map((resource) => [resource.plural, createPostgresResourceRepository(db, resource)]));
+}
+
+function repositoriesOn(db: SqlRunner, resources: readonly Resource[]): Repositories {
   return {
-    products: createPostgresProductRepository(db),
-    workspaces: createPostgresWorkspaceRepository(db),
+    resources: resourcesOn(db, resources),
     idempotency: createPostgresIdempotencyRepository(db),
     keys: createPostgresApiKeyRepository(db),
     webhooks: createPostgresWebhookRepository(db),
@@ -32,20 +38,21 @@ function repositoriesOn(db: SqlRunner): Repositories {
   };
 }
 
-// A single write's repositories: its one statement may be a product insert, which goes with the
-// concurrent ones in one statement (product-inserts.ts); it counts as the work's one statement.
-function singleWriteRepositories(pool: SqlRunner, inserts: ProductInserts): Repositories {
+// A single write's repositories: its one statement may be an insert, which goes with the concurrent
+// ones of the same resource in one statement (grouped-inserts.ts); it counts as the work's one statement.
+function singleWriteRepositories(pool: SqlRunner, resources: readonly Resource[], inserts: ReadonlyMap<string, GroupedInserts>): Repositories {
   const single = oneStatement(pool);
-  const products = createPostgresProductRepository(single.runner);
+  const repositories: ResourceRepositories = Object.fromEntries(resources.map((resource) => {
+    const grouped = inserts.get(resource.plural) as GroupedInserts;
+    const repository = createPostgresResourceRepository(single.runner, resource);
+    const insert: typeof repository.insert = (row) => {
+      single.take();
+      return grouped.insert(row);
+    };
+    return [resource.plural, { ...repository, insert }];
+  }));
   return {
-    products: {
-      ...products,
-      insert: (product) => {
-        single.take();
-        return inserts.insert(product);
-      },
-    },
-    workspaces: createPostgresWorkspaceRepository(single.runner),
+    resources: repositories,
     idempotency: createPostgresIdempotencyRepository(single.runner),
     keys: createPostgresApiKeyRepository(single.runner),
     webhooks: createPostgresWebhookRepository(single.runner),
@@ -86,19 +93,19 @@ const backoffMs = (attempt: number): number => Math.random() * Math.min(200, 5 *
  */
 export function createPostgresStorage(client: PostgresClient, options: PostgresStorageOptions = {}): Storage {
   const maxAttempts = options.maxAttempts ?? 5;
-  const reads = repositoriesOn(client);
-  const inserts = createProductInserts(client);
+  const resources = options.resources ?? [];
+  const reads = repositoriesOn(client, resources);
+  const inserts = new Map(resources.map((resource) => [resource.plural, createGroupedInserts(client, resource)]));
   return {
     engine: 'postgres',
-    products: reads.products,
-    workspaces: reads.workspaces,
+    resources: reads.resources,
     readiness: createPostgresReadinessRepository(client),
     keys: reads.keys,
     webhooks: reads.webhooks,
     webhookDeliveries: reads.webhookDeliveries,
     events: createPostgresEventRepository(client, options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS),
-    transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx)))),
-    singleWrite: (work) => retrying(maxAttempts, () => work(singleWriteRepositories(client, inserts))),
+    transaction: (work) => retrying(maxAttempts, () => client.transaction((tx) => work(repositoriesOn(tx, resources)))),
+    singleWrite: (work) => retrying(maxAttempts, () => work(singleWriteRepositories(client, resources, inserts))),
   };
 }
 

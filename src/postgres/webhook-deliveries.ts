@@ -1,13 +1,9 @@
 import type { SqlRunner } from './client.ts';
 import { DeliveryStatus, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, dueFromRow } from '../webhooks/rows.ts';
+import { CLAIM_COLUMNS, claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, dueFromRow } from '../webhooks/rows.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
-
-// What a claim reads: the delivery, its copy of the event, and where and with what to send it.
-const CLAIM_COLUMNS =
-  'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until';
 // A delivery a claim may take at $1: pending, due, and held by no unexpired lease.
 const DUE_NOW = 'd.status = 1 AND d.next_attempt_at <= $1 AND (d.claimed_until IS NULL OR d.claimed_until <= $1)';
 // The webhooks with something due, those whose last attempt failed (or known slow, $2) after the
@@ -27,7 +23,7 @@ SELECT d.seq, h.id, d.next_attempt_at, h.last_attempt_failed FROM hooks h CROSS 
 const TAKE = `UPDATE webhook_deliveries d SET claimed_until = $1, claim_token = $2 FROM webhooks w
 WHERE d.seq IN (SELECT d.seq FROM webhook_deliveries d WHERE d.seq = ANY ($3::bigint[]) AND ${DUE_NOW.replaceAll('$1', '$4')} FOR UPDATE SKIP LOCKED)
   AND w.id = d.webhook_id AND w.status = ${WebhookStatus.enabled}
-RETURNING ${CLAIM_COLUMNS}`;
+RETURNING ${CLAIM_COLUMNS.join(', ')}`;
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -66,15 +62,13 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
       if (now === null) await db.run('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = $1 AND status = 1', [webhookId]);
       else await db.run('UPDATE webhook_deliveries SET next_attempt_at = $1 WHERE webhook_id = $2 AND status = 1 AND next_attempt_at IS NULL', [now, webhookId]);
     },
-    async dueByWebhook(query) {
-      const rows = await db.rows(DUE_BY_WEBHOOK, [
-        query.now, query.slowWebhooks, query.excludeWebhooks, query.withFailing, query.webhooks, query.perWebhook,
-      ]);
-      return rows.map(dueFromRow);
-    },
-    async take(request) {
-      const rows = await db.rows(TAKE, [request.leaseUntil, request.claimToken, request.seqs, request.now]);
-      return rows.map((row) => claimedFromRow(row, request.now, request.claimToken));
+    async claim(request, pick) {
+      const { now } = request;
+      const due = await db.rows(DUE_BY_WEBHOOK, [now, request.slowWebhooks, request.excludeWebhooks, request.withFailing, request.webhooks, request.perWebhook]);
+      const picked = pick(due.map(dueFromRow));
+      if (picked.length === 0) return [];
+      const rows = await db.rows(TAKE, [request.leaseUntil, request.claimToken, picked.map((delivery) => delivery.seq), now]);
+      return rows.map((row) => claimedFromRow(row, now, request.claimToken));
     },
     async record(attempt) {
       const [row] = await db.rows(

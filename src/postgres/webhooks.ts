@@ -16,9 +16,12 @@ export function createPostgresWebhookRepository(db: SqlRunner): WebhookRepositor
   return {
     async insert(webhook) {
       const [row] = await db.rows(
-        `INSERT INTO webhooks (url, event_mask, status, secret, previous_secret, previous_secret_until, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-        [webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret, webhook.previousSecretUntil, webhook.createdAt, webhook.updatedAt],
+        `INSERT INTO webhooks (url, event_mask, status, secret, previous_secret, previous_secret_until, created_at, updated_at, api_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+        [
+          webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret, webhook.previousSecretUntil,
+          webhook.createdAt, webhook.updatedAt, webhook.apiVersion,
+        ],
       );
       return { id: asNumber(row?.[0]), ...webhook, version: 1 };
     },
@@ -28,8 +31,11 @@ export function createPostgresWebhookRepository(db: SqlRunner): WebhookRepositor
     async update(webhook) {
       await db.run(
         `UPDATE webhooks SET url = $1, event_mask = $2, status = $3, secret = $4, previous_secret = $5, previous_secret_until = $6,
-           updated_at = $7, version = $8 WHERE id = $9`,
-        [webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret, webhook.previousSecretUntil, webhook.updatedAt, webhook.version, webhook.id],
+           updated_at = $7, version = $8, api_version = $9 WHERE id = $10`,
+        [
+          webhook.url, eventMaskOf(webhook.eventTypes), webhook.status, webhook.secret, webhook.previousSecret, webhook.previousSecretUntil,
+          webhook.updatedAt, webhook.version, webhook.apiVersion, webhook.id,
+        ],
       );
     },
     // Deleted at once, disabled with it (nothing is claimed or fanned out to it); retention removes its log, then the row.

@@ -28,27 +28,47 @@ export interface ChangeableRepository<T> {
   remove(id: number): Promise<boolean>;
 }
 
-/** A use case's rule on the result of a change: the name of the refusal, or null to let it through. */
-export type ChangeRule<T, R extends string> = (current: T, next: T) => R | null;
+/** A use case's rule on the result of a change: the refusal it answers, or null to let it through (a promise when it reads other rows). */
+export type ChangeRule<T, R> = (current: T, next: T) => R | null | Promise<R | null>;
+
+const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `current` with a validated merge patch applied (RFC 7396): each member replaces its field, and a
+ * member that is an object (a price's `{ "amount": 5 }`) is merged into the field's object, member by member.
+ */
+export function merged<T extends object>(current: T, patch: Partial<T>): T {
+  const next: Record<string, unknown> = { ...(current as Readonly<Record<string, unknown>>) };
+  for (const [field, value] of Object.entries(patch)) {
+    const before = next[field];
+    next[field] = isPlainObject(value) && isPlainObject(before) ? { ...before, ...value } : value;
+  }
+  return next as T;
+}
+
+// Whether a patched field holds the same value as before (an object field: every member the same).
+function same(before: unknown, after: unknown): boolean {
+  if (!isPlainObject(before) || !isPlainObject(after)) return before === after;
+  return Object.keys(after).every((member) => before[member] === after[member]);
+}
 
 /**
  * Applies a merge patch inside a write transaction: the resource must exist, then the precondition
  * hold, then the use case's rule accept the result. A patch that changes no value writes nothing
  * and keeps updatedAt and version.
  */
-export async function applyPatch<T extends Versioned, R extends string = never>(
+export async function applyPatch<T extends Versioned, R = never>(
   repository: ChangeableRepository<T>,
   change: { id: number; patch: Partial<T>; precondition: Precondition; now: Date },
   rule: ChangeRule<T, R> | null = null,
-): Promise<ChangeOutcome<T> | { kind: R }> {
+): Promise<ChangeOutcome<T> | { kind: 'refused'; refusal: R }> {
   const current = await repository.findForUpdate(change.id);
   if (current === undefined) return { kind: 'not_found' };
   if (!change.precondition(current.version)) return { kind: 'precondition_failed' };
-  const next: T = { ...current, ...change.patch };
-  const refusal = rule === null ? null : rule(current, next);
-  if (refusal !== null) return { kind: refusal };
-  const same = (Object.keys(change.patch) as (keyof T)[]).every((field) => next[field] === current[field]);
-  if (same) return { kind: 'unchanged', resource: current };
+  const next = merged(current, change.patch);
+  const refusal = rule === null ? null : await rule(current, next);
+  if (refusal !== null) return { kind: 'refused', refusal };
+  if (Object.keys(change.patch).every((field) => same(current[field as keyof T], next[field as keyof T]))) return { kind: 'unchanged', resource: current };
   const changed: T = { ...next, updatedAt: change.now.toISOString(), version: current.version + 1 };
   await repository.update(changed);
   return { kind: 'changed', resource: changed };

@@ -40,7 +40,7 @@ const checksumOf = (text: string): number => crc32(text);
 
 /**
  * The opaque cursor for "ids below `beforeId`" in one list. It names its list, the resource and
- * any filter (`products`, `products;status=2`), so a cursor is not taken by another list or under
+ * any filter (`orders`, `orders;status=2`), so a cursor is not taken by another list or under
  * another filter, and carries a checksum, so a cursor damaged in transit (cut short, a character
  * changed) is refused instead of silently paging elsewhere.
  */

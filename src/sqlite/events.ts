@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import type { EventRead, EventType, StoredEvent } from '../events/model.ts';
+import { type EventRead, type EventType, type StoredEvent, typeMask } from '../events/model.ts';
 import type { EventRepository } from '../events/repository.ts';
 
 type Row = readonly SQLOutputValue[];
@@ -12,8 +12,6 @@ export interface SqliteEventOptions {
   write<T>(work: () => Promise<T>): Promise<T>;
 }
 
-const ALL_TYPES = 0b1111110;
-
 /** The wire id of a position: its decimal digits. */
 const idOf = (position: number | bigint): string => String(position);
 
@@ -22,11 +20,6 @@ export function positionOf(id: string): number | null {
   if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
   const position = Number(id);
   return Number.isSafeInteger(position) ? position : null;
-}
-
-/** The bit mask of a set of event types (bit n for type n), the form the feed's statement takes. */
-export function typeMask(types: readonly EventType[] | null): number {
-  return types === null ? ALL_TYPES : types.reduce((mask, type) => mask | (1 << type), 0);
 }
 
 /**

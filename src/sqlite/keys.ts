@@ -8,8 +8,9 @@ type Row = readonly SQLOutputValue[];
 
 /** An ApiKeyRepository on node:sqlite; statements are prepared once. */
 export function createSqliteApiKeyRepository(db: DatabaseSync): ApiKeyRepository {
-  const insert = db.prepare('INSERT INTO api_keys (id, name, scopes, digest, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
-  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const insert = db.prepare('INSERT INTO api_keys (id, name, scopes, digest, created_at, expires_at, api_version) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ?, version = version + 1 WHERE id = ? AND revoked_at IS NULL');
+  const update = db.prepare('UPDATE api_keys SET name = ?, api_version = ?, version = ? WHERE id = ?');
   const byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
   const page = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE seq < ? ORDER BY seq DESC LIMIT ?`);
   // One writer at a time, from its seq to its commit: keys commit in the order of their seq.
@@ -23,14 +24,17 @@ export function createSqliteApiKeyRepository(db: DatabaseSync): ApiKeyRepository
   };
   return {
     async insert(apiKey) {
-      const result = insert.run(apiKey.id, apiKey.name, scopesText(apiKey.scopes), apiKey.digest, apiKey.createdAt, apiKey.expiresAt);
-      return { seq: Number(result.lastInsertRowid), ...apiKey };
+      const result = insert.run(apiKey.id, apiKey.name, scopesText(apiKey.scopes), apiKey.digest, apiKey.createdAt, apiKey.expiresAt, apiKey.apiVersion);
+      return { seq: Number(result.lastInsertRowid), ...apiKey, version: 1 };
     },
     findById,
     // A write transaction here is BEGIN IMMEDIATE: it already holds the database's write lock.
     findForUpdate: findById,
     async revoke(id, at) {
       revoke.run(at, id);
+    },
+    async update(apiKey) {
+      update.run(apiKey.name, apiKey.apiVersion, apiKey.version, apiKey.id);
     },
     async idsAfter(afterSeq) {
       const rows = idsAfter.all(afterSeq) as unknown as Row[];

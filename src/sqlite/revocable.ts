@@ -5,15 +5,28 @@ export interface Revocable<T> {
   revoke(): void;
 }
 
+/** What a view refuses once its one call is made (a single write's second statement). */
+export interface OneCall {
+  /** The error of a second method call through the view. */
+  secondCall(): Error;
+}
+
 /**
  * A view of `target` (an object of repositories, or one repository) whose members, at any depth,
  * read through to `target` until `revoke()`; then each use throws `revokedError()`. A method taken
- * off the view before (`const { insert } = tx.products`) is checked on every call too.
+ * off the view before (`const { insert } = tx.resources.orders`) is checked on every call too.
+ * With `oneCall`, the second method call through the view throws before it runs.
  */
-export function revocableView<T extends object>(target: T, revokedError: () => Error): Revocable<T> {
+export function revocableView<T extends object>(target: T, revokedError: () => Error, oneCall?: OneCall): Revocable<T> {
   let revoked = false;
+  let called = false;
   const check = (): void => {
     if (revoked) throw revokedError();
+  };
+  const checkCall = oneCall === undefined ? check : (): void => {
+    check();
+    if (called) throw oneCall.secondCall();
+    called = true;
   };
   const views = new Map<object, object>();
   const viewOf = <O extends object>(object: O): O => {
@@ -28,7 +41,7 @@ export function revocableView<T extends object>(target: T, revokedError: () => E
         if (typeof member === 'function') {
           const method = member as (...args: unknown[]) => unknown;
           return (...args: unknown[]) => {
-            check();
+            checkCall();
             return Reflect.apply(method, object, args);
           };
         }

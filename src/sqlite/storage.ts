@@ -3,13 +3,15 @@ import { LOCK_WAIT_MS, retryingWhileBusy } from './busy.ts';
 import { createSqliteEventRepository } from './events.ts';
 import { createSqliteIdempotencyRepository } from './idempotency.ts';
 import { createSqliteApiKeyRepository } from './keys.ts';
-import { createSqliteProductRepository } from './products.ts';
 import { createSqliteReadinessRepository } from './readiness.ts';
+import { createSqliteResourceRepository } from './resources.ts';
 import { createSqliteDeliveryRepository } from './webhook-deliveries.ts';
 import { createSqliteWebhookRepository } from './webhooks.ts';
-import { createSqliteWorkspaceRepository } from './workspaces.ts';
+import { WebhookFanOut } from './webhook-fan-out.ts';
 import type { Repositories, Storage } from '../db/storage.ts';
 import { DEFAULT_EVENT_RETENTION_MS } from '../events/model.ts';
+import type { ResourceRepositories } from '../resources/repository.ts';
+import type { Resource } from '../resources/resource.ts';
 import { WriteBatcher } from './write-batcher.ts';
 
 export interface SqliteStorageOptions {
@@ -19,7 +21,15 @@ export interface SqliteStorageOptions {
   lockWaitMs?: number;
   /** SVC_EVENTS_RETENTION in milliseconds (168h by default). */
   eventRetentionMs?: number;
+  /** The resources to keep (their repositories, by plural); none by default. */
+  resources?: readonly Resource[];
 }
+
+// A second repository call of a single write: a create must be one statement (docs/extending.md).
+const SECOND_CALL = {
+  secondCall: () =>
+    new Error('singleWrite: a work made a second repository call (a read before the write counts); a create must be one statement, or run in transaction()'),
+};
 
 /**
  * Storage on one node:sqlite connection, which needs no busy timeout (openDatabase sets none).
@@ -38,15 +48,22 @@ export interface SqliteStorageOptions {
  */
 export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOptions = {}): Storage {
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+  // The connection's one fan-out: told when each write transaction begins and ends, and of every webhook written.
+  const deliveries = new WebhookFanOut(db);
+  const resources: Record<string, ResourceRepositories[string]> = {};
+  for (const resource of options.resources ?? []) resources[resource.plural] = createSqliteResourceRepository(db, resource, deliveries);
   const repositories: Repositories = {
-    products: createSqliteProductRepository(db),
-    workspaces: createSqliteWorkspaceRepository(db),
+    resources,
     idempotency: createSqliteIdempotencyRepository(db),
     keys: createSqliteApiKeyRepository(db),
-    webhooks: createSqliteWebhookRepository(db),
+    webhooks: createSqliteWebhookRepository(db, deliveries),
     webhookDeliveries: createSqliteDeliveryRepository(db),
   };
-  const writes = new WriteBatcher(db, repositories, { lockWaitMs, ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }) });
+  const writes = new WriteBatcher(db, repositories, {
+    lockWaitMs,
+    transaction: { began: () => deliveries.began(), ended: () => deliveries.ended() },
+    ...(options.onCommit === undefined ? {} : { onCommit: options.onCommit }),
+  });
   const events = createSqliteEventRepository(db, {
     retentionMs: options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
     // Retention's deletions share the group commit: one writer per connection, and one short step.
@@ -54,15 +71,15 @@ export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOpti
   });
   return {
     engine: 'sqlite',
-    products: retryingWhileBusy(repositories.products, lockWaitMs),
-    workspaces: retryingWhileBusy(repositories.workspaces, lockWaitMs),
+    resources: Object.fromEntries(Object.entries(resources).map(([plural, repository]) => [plural, retryingWhileBusy(repository, lockWaitMs)])),
     readiness: retryingWhileBusy(createSqliteReadinessRepository(db), lockWaitMs),
     keys: retryingWhileBusy(repositories.keys, lockWaitMs),
     webhooks: retryingWhileBusy(repositories.webhooks, lockWaitMs),
     webhookDeliveries: retryingWhileBusy(repositories.webhookDeliveries, lockWaitMs),
     events: retryingWhileBusy(events, lockWaitMs),
     transaction: (work) => writes.run(work),
-    // One statement shares the group commit like any transaction: one fsync for the whole batch.
-    singleWrite: (work) => writes.run(work),
+    // One statement shares the group commit like any transaction: one fsync for the whole batch; a
+    // second call is refused here as on PostgreSQL, where it could not be undone.
+    singleWrite: (work) => writes.run(work, SECOND_CALL),
   };
 }

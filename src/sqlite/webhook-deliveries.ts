@@ -1,16 +1,11 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
-import { type ClaimedDelivery, type Delivery, DeliveryStatus, type DueDelivery, WebhookStatus } from '../webhooks/model.ts';
+import { type Delivery, DeliveryStatus, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository } from '../webhooks/repository.ts';
-import { claimedFromRow, DELIVERY_COLUMNS, deliveryFromRow, dueFromRow } from '../webhooks/rows.ts';
+import { DELIVERY_COLUMNS, deliveryFromRow } from '../webhooks/rows.ts';
+import { sqliteClaim } from './webhook-claims.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
-
-// What a claim reads: the delivery, its copy of the event, and where and with what to send it.
-const CLAIM_COLUMNS =
-  'd.seq, d.webhook_id, d.event_id, d.event_type, d.event_created_at, d.event_data, d.round_attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until';
-// A delivery a claim may take at a time (bound twice): pending, due, and held by no unexpired lease.
-const DUE_NOW = 'd.status = 1 AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)';
 
 /** A DeliveryRepository on node:sqlite; statements are prepared once. */
 export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryRepository {
@@ -20,23 +15,6 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
   const restart = db.prepare('UPDATE webhook_deliveries SET status = 1, round_attempts = 0, next_attempt_at = ?, claimed_until = NULL, claim_token = NULL WHERE seq = ?');
   const pause = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 1');
   const resume = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = ? WHERE webhook_id = ? AND status = 1 AND next_attempt_at IS NULL');
-  // The webhooks with something due, those whose last attempt failed (or known slow) after the others,
-  // then the oldest due first: one probe of the (webhook_id, next_attempt_at) index per enabled webhook
-  // (MATERIALIZED: the probe runs once, not again for the ORDER BY).
-  const dueWebhooks = db.prepare(
-    `WITH hooks AS MATERIALIZED (
-       SELECT w.id, w.last_attempt_failed, (w.last_attempt_failed IS 1 OR w.id IN (SELECT value FROM json_each(?))) AS suspect,
-              (SELECT d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = w.id AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT 1) AS due
-       FROM webhooks w
-       WHERE w.status = ${WebhookStatus.enabled} AND w.id NOT IN (SELECT value FROM json_each(?)) AND (? OR w.last_attempt_failed IS NOT 1))
-     SELECT id, last_attempt_failed FROM hooks WHERE due IS NOT NULL ORDER BY suspect, due LIMIT ?`,
-  );
-  const dueOfWebhook = db.prepare(`SELECT d.seq, d.webhook_id, d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = ? AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT ?`);
-  const take = db.prepare(
-    `UPDATE webhook_deliveries AS d SET claimed_until = ?, claim_token = ?
-     WHERE d.seq = ? AND ${DUE_NOW} AND (SELECT status FROM webhooks WHERE id = d.webhook_id) = ${WebhookStatus.enabled}`,
-  );
-  const claimed = db.prepare(`SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.seq = ?`);
   const record = db.prepare(
     `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, round_attempts = round_attempts + 1, last_attempt_at = ?,
        last_response_status = ?, claimed_until = NULL, claim_token = NULL,
@@ -72,7 +50,7 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
     `DELETE FROM webhook_deliveries WHERE seq IN (
        SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < ? ORDER BY event_created_at LIMIT ?)`,
   );
-  for (const read of [page, pageOfStatus, byEvent, dueWebhooks, dueOfWebhook, claimed, nextDue, oldest]) read.setReturnArrays(true);
+  for (const read of [page, pageOfStatus, byEvent, nextDue, oldest]) read.setReturnArrays(true);
   return {
     async listBefore(webhookId, beforeSeq, limit, status) {
       const below = beforeSeq ?? Number.MAX_SAFE_INTEGER;
@@ -91,23 +69,7 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
       if (now === null) pause.run(webhookId);
       else resume.run(now, webhookId);
     },
-    async dueByWebhook(query) {
-      const { now } = query;
-      const hooks = dueWebhooks.all(
-        JSON.stringify(query.slowWebhooks), now, now, JSON.stringify(query.excludeWebhooks), query.withFailing ? 1 : 0, query.webhooks,
-      ) as unknown as Row[];
-      return hooks.flatMap(([webhookId, failed]): DueDelivery[] =>
-        (dueOfWebhook.all(webhookId as number, now, now, query.perWebhook) as unknown as Row[]).map((row) => dueFromRow([...row, failed])),
-      );
-    },
-    async take(request) {
-      const taken: ClaimedDelivery[] = [];
-      for (const seq of request.seqs) {
-        if (take.run(request.leaseUntil, request.claimToken, seq, request.now, request.now).changes === 0) continue;
-        taken.push(claimedFromRow(claimed.get(seq) as unknown as Row, request.now, request.claimToken));
-      }
-      return taken;
-    },
+    claim: sqliteClaim(db),
     async record(attempt) {
       const { changes } = record.run(
         attempt.status, attempt.attemptedAt, attempt.responseStatus, attempt.nextAttemptAt, attempt.seq, attempt.claimToken,

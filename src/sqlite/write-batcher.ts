@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { busyAsStorageError, isDatabaseBusy, LOCK_WAIT_MS, lockedByAnother, retryDelayMs } from './busy.ts';
-import { revocableView } from './revocable.ts';
+import { type OneCall, revocableView } from './revocable.ts';
 import { type Outcome, TransactionTurnError, TurnWatch } from './turn.ts';
 
 /** A unit of work run inside a shared write transaction, given the repositories bound to it. */
@@ -14,10 +14,22 @@ export interface WriteBatcherOptions {
   onCommit?: (size: number) => void;
   /** How long a work waits for another connection's write lock before StorageBusyError (LOCK_WAIT_MS). */
   lockWaitMs?: number;
+  /** Told when each transaction has begun (it holds the write lock), before its first work, and when it has ended. */
+  transaction?: TransactionHooks;
 }
+
+/** What learns of each write transaction's span: its `began` may read, under the write lock. */
+export interface TransactionHooks {
+  began(): void;
+  ended(): void;
+}
+
+const NO_HOOKS: TransactionHooks = { began() {}, ended() {} };
 
 interface Pending<R> {
   work: WriteWork<R, unknown>;
+  /** A single write: its second repository call throws (Storage.singleWrite). */
+  oneCall: OneCall | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   /** performance.now() past which it stops waiting for the lock. */
@@ -50,6 +62,7 @@ export class WriteBatcher<R extends object> {
   readonly #maxBatch: number;
   readonly #onCommit: (size: number) => void;
   readonly #lockWaitMs: number;
+  readonly #hooks: TransactionHooks;
   #queue: Pending<R>[] = [];
   // True from the moment a turn is scheduled until the queue is empty.
   #active = false;
@@ -62,13 +75,14 @@ export class WriteBatcher<R extends object> {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#onCommit = options.onCommit ?? (() => {});
     this.#lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
+    this.#hooks = options.transaction ?? NO_HOOKS;
   }
 
-  /** Runs `work` in a coming shared transaction; resolves with its result once committed. */
-  run<T>(work: WriteWork<R, T>): Promise<T> {
+  /** Runs `work` in a coming shared transaction; resolves with its result once committed. With `oneCall`, a second repository call of the work throws. */
+  run<T>(work: WriteWork<R, T>, oneCall?: OneCall): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const deadline = performance.now() + this.#lockWaitMs;
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject, deadline });
+      this.#queue.push({ work, oneCall, resolve: resolve as (value: unknown) => void, reject, deadline });
       if (this.#active) return;
       this.#active = true;
       setImmediate(this.#turn);
@@ -137,7 +151,8 @@ export class WriteBatcher<R extends object> {
     const outcomes: Outcome[] = [];
     const watch = new TurnWatch();
     try {
-      for (const item of batch) outcomes.push(await this.#inSavepoint(item.work, watch));
+      this.#hooks.began();
+      for (const item of batch) outcomes.push(await this.#inSavepoint(item, watch));
       db.exec('COMMIT');
     } catch (thrown) {
       // This turn's BEGIN succeeded, so the transaction is its own to roll back. A closed or broken
@@ -145,11 +160,13 @@ export class WriteBatcher<R extends object> {
       try {
         if (db.isOpen && db.isTransaction) db.exec('ROLLBACK');
       } catch {}
+      this.#hooks.ended();
       const error = busyAsStorageError(thrown);
       // A work cut off from its turn keeps its own error: it is a bug to fix, whatever else failed.
       batch.forEach((item, i) => item.reject(turnError(outcomes[i]) ?? error));
       return;
     }
+    this.#hooks.ended();
     this.#onCommit(batch.length);
     batch.forEach((item, i) => {
       const outcome = outcomes[i] as Outcome;
@@ -158,13 +175,13 @@ export class WriteBatcher<R extends object> {
     });
   }
 
-  async #inSavepoint(work: WriteWork<R, unknown>, watch: TurnWatch): Promise<Outcome> {
+  async #inSavepoint({ work, oneCall }: Pending<R>, watch: TurnWatch): Promise<Outcome> {
     const db = this.#db;
     db.exec('SAVEPOINT write');
     // Each work gets a view of the repositories of its own, revoked once its turn ends: a work that
     // keeps one and uses it later (after a timer, in a callback) gets an error instead of writing
     // into another's transaction or outside any.
-    const tx = revocableView(this.#tx, () => new TransactionTurnError(USED_AFTER_TURN));
+    const tx = revocableView(this.#tx, () => new TransactionTurnError(USED_AFTER_TURN), oneCall);
     const outcome = await watch.settle(() => work(tx.view));
     tx.revoke();
     if (outcome.ok) db.exec('RELEASE write');

@@ -1,11 +1,15 @@
-import { randomInt } from 'node:crypto';
 import type { Storage } from '../db/storage.ts';
+import type { EventCatalogue } from '../events/catalogue.ts';
+import type { ApiVersions } from '../versions/api-versions.ts';
 import type { Logger } from '../log/logger.ts';
 import { throttled } from '../log/throttled.ts';
 import { type AttemptDeps, attemptDelivery, type AttemptOutcome } from './attempt.ts';
+import { ReceiverConnections } from './connections.ts';
+import { claimWithin } from './claims.ts';
 import type { ClaimedDelivery } from './model.ts';
 import { sendWebhook } from './send.ts';
 import type { WebhookSettings } from './settings.ts';
+import { SigningKeys } from './signature.ts';
 import { AttemptSlots, SLOT_LIMITS, type SlotLimits } from './slots.ts';
 
 export { ATTEMPT_OUTCOMES, type AttemptOutcome, attemptHeaders } from './attempt.ts';
@@ -13,6 +17,9 @@ export { ATTEMPT_OUTCOMES, type AttemptOutcome, attemptHeaders } from './attempt
 /** What the deliverer needs: where deliveries are stored, how to send them, and whom to tell. */
 export interface DelivererOptions {
   storage: Storage;
+  /** How events are presented: a delivery's body is the Event as the feed shows it, in its API version. */
+  catalogue: EventCatalogue;
+  versions: ApiVersions;
   settings: WebhookSettings;
   logger: Logger;
   /** Called once per attempt with how it ended. */
@@ -31,13 +38,17 @@ export interface Deliverer {
   wake(): void;
   /** When the oldest pending delivery's event was recorded, in seconds ago (0 when none), as last read. */
   oldestPendingSeconds(): number;
-  /** Stops claiming; resolves once the attempts in flight have ended (or are left to their lease after `graceMs`). */
+  /**
+   * Stops claiming and closes the idle connections to receivers (each other one as its attempt ends);
+   * resolves once the attempts in flight have ended (or are left to their lease after `graceMs`).
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
 // How long a claim holds beyond the attempt's own timeout: the time to record its outcome. A process
 // that dies mid-attempt delays that delivery by at most this and the timeout.
 const LEASE_MARGIN_MS = 5_000;
+
 // After a claim failed (the database unreachable, busy): the wait before the next try.
 const OUTAGE_BACKOFF_MS = 1_000;
 // How often the oldest pending delivery is read for the gauge.
@@ -56,10 +67,18 @@ class DeliveryLoop implements Deliverer {
   readonly #slots: AttemptSlots;
   readonly #pollMs: number;
   readonly #deps: AttemptDeps;
+  readonly #connections: ReceiverConnections;
   readonly #attempts = new Set<Promise<void>>();
   #stopped = false;
   #claiming = false;
+  // Woken while claiming (a commit, the poll): claim again after.
   #again = false;
+  // Attempts ended so far, and as the last claim's plan counted them: one that ended after it frees a
+  // slot that plan did not offer.
+  #ended = 0;
+  #endedPlanned = 0;
+  // The last claim read more than it took: the next need not ask first whether anything is due.
+  #backlog = false;
   #timer: NodeJS.Timeout | undefined;
   #oldestMs: number | null = null;
   #oldestReadAt = 0;
@@ -75,26 +94,31 @@ class DeliveryLoop implements Deliverer {
     this.#warnOutage = throttled<Error>(30_000, (error, heldBack) =>
       logger.warn('webhook deliveries paused: the database is unreachable or busy; they resume by themselves', { reason: error.message, heldBack }),
     );
-    const send = options.send ?? sendWebhook;
-    this.#deps = { storage: this.#storage, settings: this.#settings, logger, send, onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
+    // Idle connections kept: as many per receiver as a webhook may have attempts in flight, and in all.
+    this.#connections = new ReceiverConnections({ perKey: this.#limits.perWebhook, total: this.#limits.total });
+    const transport = options.send ?? sendWebhook;
+    const send: typeof sendWebhook = (request) => transport({ ...request, connections: this.#connections });
+    this.#deps = { storage: this.#storage, catalogue: options.catalogue, versions: options.versions, settings: this.#settings, logger, send, keys: new SigningKeys(), onAttempt: options.onAttempt, onStorageError: this.#warnOutage };
     this.#schedule(0);
   }
 
   readonly wake = (): void => {
-    if (this.#stopped) return;
-    if (this.#claiming) {
-      this.#again = true;
-      return;
-    }
+    this.#again = true;
+    this.#start();
+  };
+
+  // Runs the loop unless it runs already; once it ends, again if it was woken meanwhile or an attempt
+  // ended after its last plan (one that ended before was counted: claiming again would find nothing).
+  #start(): void {
+    if (this.#stopped || this.#claiming) return;
     this.#claiming = true;
+    this.#again = false;
+    this.#endedPlanned = this.#ended;
     void this.#run().finally(() => {
       this.#claiming = false;
-      if (this.#again && !this.#stopped) {
-        this.#again = false;
-        this.wake();
-      }
+      if (this.#again || this.#ended !== this.#endedPlanned) this.#start();
     });
-  };
+  }
 
   oldestPendingSeconds(): number {
     return this.#oldestMs === null ? 0 : Math.max(0, (Date.now() - this.#oldestMs) / 1000);
@@ -103,6 +127,7 @@ class DeliveryLoop implements Deliverer {
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#connections.close();
     let graceTimer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => {
       graceTimer = setTimeout(resolve, graceMs);
@@ -119,42 +144,44 @@ class DeliveryLoop implements Deliverer {
     this.#timer.unref();
   }
 
-  // Claims while slots are free and deliveries due, then sleeps until the next poll (or a wake). A read
-  // first: an idle poll takes no write lock (SQLite) and opens no transaction.
+  // Claims while slots are free and deliveries due, then sleeps until the next poll (or a wake). Unless
+  // the last claim left some behind, a read first: an idle poll takes no write lock (SQLite) and opens
+  // no transaction.
   async #run(): Promise<void> {
     try {
-      const due = await this.#storage.webhookDeliveries.nextDue(Date.now());
-      if (due !== null && due <= Date.now()) while (!this.#stopped && (await this.#claimSome()) > 0);
+      if (this.#backlog || (await this.#somethingDue())) while (!this.#stopped && (await this.#claimSome()));
       await this.#readOldest();
       this.#schedule(this.#pollMs);
     } catch (error) {
+      this.#backlog = false;
       this.#warnOutage(error as Error);
       this.#schedule(OUTAGE_BACKOFF_MS);
     }
   }
 
-  // One claim: a read of what is due, a pick within the slots, and a write that takes the picked
-  // deliveries still free (another process may have taken some meanwhile).
-  async #claimSome(): Promise<number> {
-    const now = Date.now();
-    const plan = this.#slots.plan(now);
-    if (plan.free === 0) return 0;
-    const due = await this.#storage.webhookDeliveries.dueByWebhook({
-      now, excludeWebhooks: plan.excluded, slowWebhooks: plan.slow, withFailing: plan.suspectFree > 0, webhooks: plan.free, perWebhook: this.#limits.perWebhook,
-    });
-    const picked = this.#slots.pick(due, plan);
-    if (picked.length === 0) return 0;
-    const leaseUntil = now + this.#settings.timeoutMs + LEASE_MARGIN_MS;
-    const request = { seqs: picked.map((delivery) => delivery.seq), now, leaseUntil, claimToken: randomInt(1, 2 ** 47) };
-    const claimed = await this.#storage.transaction((tx) => tx.webhookDeliveries.take(request));
-    const lastFailed = new Map(picked.map((delivery) => [delivery.seq, delivery.lastAttemptFailed]));
-    for (const delivery of claimed) this.#begin(delivery, lastFailed.get(delivery.seq) ?? null);
-    return claimed.length;
+  async #somethingDue(): Promise<boolean> {
+    const due = await this.#storage.webhookDeliveries.nextDue(Date.now());
+    return due !== null && due <= Date.now();
   }
 
-  #begin(delivery: ClaimedDelivery, lastFailed: boolean | null): void {
+  // One claim, in a transaction of its own (src/webhooks/claims.ts), with the plan as it runs:
+  // attempts may have ended since it was asked for. True when a claim made at once could take more.
+  // Otherwise it would read what this one left (a webhook at its limit, the suspect share full): what
+  // changes that (an attempt's end, a commit) wakes the deliverer, or the poll comes.
+  async #claimSome(): Promise<boolean> {
+    const lease = { timeoutMs: this.#settings.timeoutMs, marginMs: LEASE_MARGIN_MS };
+    const claim = await this.#storage.transaction((tx) => {
+      this.#endedPlanned = this.#ended;
+      return claimWithin(tx.webhookDeliveries, this.#slots, this.#limits.perWebhook, lease, Date.now());
+    });
+    for (const delivery of claim.claimed) this.#begin(delivery);
+    this.#backlog = claim.backlog;
+    return claim.again;
+  }
+
+  #begin(delivery: ClaimedDelivery): void {
     const { webhookId } = delivery;
-    const end = this.#slots.begin(webhookId, lastFailed, Date.now());
+    const end = this.#slots.begin(webhookId, delivery.lastAttemptFailed, Date.now());
     const running: Promise<void> = attemptDelivery(delivery, this.#deps)
       .then((outcome) => end(outcome !== 'delivered'))
       .catch((error: Error) => {
@@ -163,7 +190,8 @@ class DeliveryLoop implements Deliverer {
       })
       .finally(() => {
         this.#attempts.delete(running);
-        this.wake();
+        this.#ended++;
+        this.#start();
       });
     this.#attempts.add(running);
   }

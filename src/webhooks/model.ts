@@ -26,6 +26,8 @@ export interface Webhook {
   createdAt: string;
   updatedAt: string;
   version: number;
+  /** The API version its deliveries are made in, as stored (webhookAt says which one stands once it is past its sunset). */
+  apiVersion: string;
 }
 
 /** A validated create request. */
@@ -33,6 +35,7 @@ export interface NewWebhook {
   url: string;
   eventTypes: number[] | null;
   status: WebhookStatus;
+  apiVersion: string;
 }
 
 /** A validated merge patch: the fields to replace (`eventTypes: null` removes the filter). */
@@ -74,6 +77,10 @@ export interface ClaimedDelivery {
   roundAttempts: number;
   /** The lease's token: the outcome is recorded only while the claim is still this one. */
   claimToken: number;
+  /** The API version it is made in: its webhook's (as stored) when the event was recorded, docs/webhooks.md. */
+  apiVersion: string;
+  /** Whether its webhook's last recorded attempt failed, when it was claimed (null: none recorded yet). */
+  lastAttemptFailed: boolean | null;
 }
 
 /** What an attempt's outcome writes. */

@@ -31,16 +31,19 @@ export interface DueQuery {
   webhooks: number;
   /** Deliveries of each at most. */
   perWebhook: number;
+  /** How many of a webhook's deliveries the claim could take (its room in the slots); perWebhook when not given. */
+  roomOf?: (webhookId: number, lastAttemptFailed: boolean | null) => number;
 }
 
-/** A claim of picked deliveries for one attempt each. */
-export interface TakeRequest {
-  seqs: readonly number[];
-  now: number;
+/** A claim: what it may read (DueQuery), and the lease of what it takes, one attempt each. */
+export interface ClaimRequest extends DueQuery {
   /** When the lease ends (Unix ms): another process may claim the delivery again after it. */
   leaseUntil: number;
   claimToken: number;
 }
+
+/** Chooses, from what a claim read, the deliveries to take (the deliverer's slots: src/webhooks/slots.ts); no other effect. */
+export type ClaimPick = (due: readonly DueDelivery[]) => readonly DueDelivery[];
 
 /** Storage of deliveries: the log, the claims of the deliverer, the outcomes of its attempts. */
 export interface DeliveryRepository {
@@ -51,14 +54,13 @@ export interface DeliveryRepository {
   restart(seq: number, now: number): Promise<void>;
   /** Pending deliveries of the webhook: planned nothing (null, disabled) or due at `now` (enabled again). */
   pauseOrResume(webhookId: number, now: number | null): Promise<void>;
-  /** A read: due deliveries of enabled webhooks that no unexpired lease holds, for a claim to pick from (DueQuery). */
-  dueByWebhook(query: DueQuery): Promise<DueDelivery[]>;
   /**
-   * In a write transaction: claims those of `seqs` that are still due, of an enabled webhook, and held
-   * by no unexpired lease (another process may have taken some since they were read); never waits for
-   * another claim.
+   * In a write transaction: reads the due deliveries of enabled webhooks that no unexpired lease holds
+   * (DueQuery), lets `pick` choose among them, and claims those picked that are still due, of an
+   * enabled webhook and free (another process may have taken some since they were read); never waits
+   * for another claim. Resolves to the deliveries claimed, with what to send.
    */
-  take(request: TakeRequest): Promise<ClaimedDelivery[]>;
+  claim(request: ClaimRequest, pick: ClaimPick): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome, and whether its webhook's last attempt failed, unless the claim was lost (its lease expired and another took it). */
   record(attempt: AttemptRecord): Promise<void>;
   /** When the earliest pending delivery that no unexpired lease holds is planned (Unix ms), or null: a read, so an idle poll takes no lock. */

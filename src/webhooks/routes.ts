@@ -4,17 +4,20 @@ import { parseJson, readBody } from '../http/body.ts';
 import { entityTag, parsePreconditions, refuseMalformedPreconditions } from '../http/conditional.ts';
 import { HttpError } from '../http/errors.ts';
 import { deleteHandler, type ItemSpec, patchHandler, readHandler } from '../http/item-handlers.ts';
-import { nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
+import { listReply, nextLink, parseEnumFilter, parsePageRequest } from '../http/paging.ts';
 import { created, type Handler, ok, parseId, type RequestContext } from '../http/reply.ts';
 import type { Router } from '../http/router.ts';
+import type { VersionView } from '../versions/api-versions.ts';
+import type { PinRules } from '../versions/pins.ts';
 import { checkBodyHeaders, readValidated, validationFailed, type WriteDeps } from '../http/write-input.ts';
 import { DELIVERY_STATUSES, type Webhook, type WebhookPatch } from './model.ts';
 import { EXPIRED_EVENT_DETAIL, presentDelivery, presentWebhook, presentWebhookWithSecret } from './presenter.ts';
 import type { WebhookUseCases } from './use-cases.ts';
-import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch } from './validate.ts';
+import { DEFAULT_KEEP_CURRENT_SECONDS, validateNewWebhook, validateRotation, validateWebhookPatch, type WebhookRules } from './validate.ts';
 
 const PATH = '/api/webhooks';
-const ITEM: ItemSpec<Webhook> = { noun: 'webhook', present: presentWebhook };
+// The kind of a webhook's representation, as the API versions change it (docs/versions.md).
+const KIND = 'webhooks';
 const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 // The answers of a create and a rotation carry the secret, which must never be stored for a replay.
@@ -30,21 +33,29 @@ function webhookId(ctx: RequestContext): number {
 }
 
 /** What the routes need besides the use cases: whether private targets are allowed, and whom to tell of due deliveries. */
-export interface WebhookRouteOptions {
-  allowPrivate: boolean;
+export interface WebhookRouteOptions extends WebhookRules {
+  events: WebhookRules['events'] & { nameOf(type: number): string };
   /** Called after a commit that made deliveries due (a manual retry, a webhook enabled again). */
   onDue(): void;
   /** Called after a webhook was deleted: its log is to be removed, in steps. */
   onRemoved(): void;
+  /** The versions served now, newest first: what a webhook's `apiVersion` may name. */
+  servedVersions(): string[];
+}
+
+// What a body's `apiVersion` may be in the request's version: a member only where its Webhook has it.
+function pinOf(version: VersionView, options: WebhookRouteOptions): PinRules {
+  return { served: options.servedVersions(), defaultVersion: version.id, pinnable: version.has(KIND, 'apiVersion') };
 }
 
 function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): Handler {
   return async (ctx) => {
     checkBodyHeaders(ctx.req, ['application/json']);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks');
-    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options.allowPrivate));
+    const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options, pinOf(ctx.version, options)));
     const { webhook, secret } = await writes.storage.singleWrite((tx) => webhooks.create(tx, input));
-    return created(`${PATH}/${webhook.id}`, presentWebhookWithSecret(webhook, secret), entityTag(webhook.version));
+    const body = ctx.version.downgrade(KIND, presentWebhookWithSecret(webhook, secret, options.events.nameOf));
+    return created(`${PATH}/${webhook.id}`, body, entityTag(webhook.version, ctx.version.tagSuffix(KIND)));
   };
 }
 
@@ -63,21 +74,22 @@ async function rotationBody(ctx: RequestContext, limit: number): Promise<number>
   return result.value;
 }
 
-function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps): Handler {
+function rotateHandler(webhooks: WebhookUseCases, writes: WriteDeps, nameOf: (type: number) => string): Handler {
   return async (ctx) => {
     const id = webhookId(ctx);
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks/{id}/rotate-secret');
-    const { forChange } = parsePreconditions(ctx.req.headers);
+    const { forChange } = parsePreconditions(ctx.req.headers, ctx.version.tagSuffix(KIND));
     const keepSeconds = await rotationBody(ctx, writes.bodyLimitBytes);
     const outcome = await writes.storage.transaction((tx) => webhooks.rotate(tx, id, keepSeconds, forChange));
     if (outcome.kind === 'not_found') throw new HttpError('not_found', { detail: 'No webhook has this id.' });
     if (outcome.kind === 'precondition_failed') throw new HttpError('precondition_failed');
     const { webhook, secret } = outcome.rotated;
-    return { status: 200, body: presentWebhookWithSecret(webhook, secret), headers: { etag: entityTag(webhook.version) } };
+    const body = ctx.version.downgrade(KIND, presentWebhookWithSecret(webhook, secret, nameOf));
+    return { status: 200, body, headers: { etag: entityTag(webhook.version, ctx.version.tagSuffix(KIND)) } };
   };
 }
 
-function deliveriesHandler(webhooks: WebhookUseCases): Handler {
+function deliveriesHandler(webhooks: WebhookUseCases, nameOf: (type: number) => string): Handler {
   return async (ctx) => {
     const id = webhookId(ctx);
     const status = parseEnumFilter(ctx.query, 'status', DELIVERY_STATUSES);
@@ -87,12 +99,12 @@ function deliveriesHandler(webhooks: WebhookUseCases): Handler {
     const page = await webhooks.deliveries({ ...request, webhookId: id, status });
     if (page === undefined) throw new HttpError('not_found', { detail: 'No webhook has this id.' });
     const link = nextLink(`${PATH}/${id}/deliveries`, list, request, page, status === null ? '' : `&status=${status}`);
-    return ok(page.items.map(presentDelivery), link === undefined ? undefined : { link });
+    return listReply(ctx.version, page.items.map((delivery) => presentDelivery(delivery, nameOf)), link);
   };
 }
 
 // A retry is safe to repeat as it is (it only makes the delivery due now), so an Idempotency-Key is ignored.
-function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () => void): Handler {
+function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () => void, nameOf: (type: number) => string): Handler {
   return async (ctx) => {
     const id = webhookId(ctx);
     const eventId = ctx.params['eventId'] ?? '';
@@ -102,22 +114,25 @@ function retryHandler(webhooks: WebhookUseCases, writes: WriteDeps, onDue: () =>
     if (outcome.kind === 'expired') throw new HttpError('events_expired', { detail: EXPIRED_EVENT_DETAIL });
     if (outcome.kind === 'disabled') throw new HttpError('webhook_disabled');
     onDue();
-    return { status: 202, body: presentDelivery(outcome.delivery) };
+    return { status: 202, body: presentDelivery(outcome.delivery, nameOf) };
   };
 }
 
 /** Registers the webhook endpoints (docs/webhooks.md), each for `admin` callers: thin handlers from HTTP to use cases and back. */
 export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCases, writes: WriteDeps, options: WebhookRouteOptions): void {
+  const { nameOf } = options.events;
+  const present = (webhook: Webhook, version: VersionView) => version.downgrade(KIND, presentWebhook(webhook, nameOf));
+  const ITEM: ItemSpec<Webhook> = { noun: 'webhook', kind: KIND, present };
   router.add('GET', PATH, Scope.admin, async (ctx) => {
     refuseMalformedPreconditions(ctx.req.headers);
     const request = parsePageRequest('webhooks', ctx.query);
     const page = await webhooks.list(request);
     const link = nextLink(PATH, 'webhooks', request, page);
-    return ok(page.items.map(presentWebhook), link === undefined ? undefined : { link });
+    return listReply(ctx.version, page.items.map((webhook) => present(webhook, ctx.version)), link);
   });
   router.add('POST', PATH, Scope.admin, createWebhookHandler(webhooks, writes, options));
   router.add('GET', `${PATH}/{id}`, Scope.admin, readHandler(ITEM, webhooks.get));
-  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body) => validateWebhookPatch(body, options.allowPrivate), change: webhooks.change, refusals: {} });
+  const patch = patchHandler<Webhook, WebhookPatch>(writes, { ...ITEM, validate: (body, version) => validateWebhookPatch(body, options, pinOf(version, options)), change: webhooks.change });
   router.add('PATCH', `${PATH}/{id}`, Scope.admin, async (ctx) => {
     const reply = await patch(ctx);
     // Enabled again: its pending deliveries are due now.
@@ -131,7 +146,7 @@ export function addWebhookRoutes(router: Router<Handler>, webhooks: WebhookUseCa
     options.onRemoved();
     return reply;
   });
-  router.add('POST', `${PATH}/{id}/rotate-secret`, Scope.admin, rotateHandler(webhooks, writes));
-  router.add('GET', `${PATH}/{id}/deliveries`, Scope.admin, deliveriesHandler(webhooks));
-  router.add('POST', `${PATH}/{id}/deliveries/{eventId}/retry`, Scope.admin, retryHandler(webhooks, writes, options.onDue));
+  router.add('POST', `${PATH}/{id}/rotate-secret`, Scope.admin, rotateHandler(webhooks, writes, nameOf));
+  router.add('GET', `${PATH}/{id}/deliveries`, Scope.admin, deliveriesHandler(webhooks, nameOf));
+  router.add('POST', `${PATH}/{id}/deliveries/{eventId}/retry`, Scope.admin, retryHandler(webhooks, writes, options.onDue, nameOf));
 }

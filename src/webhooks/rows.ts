@@ -1,9 +1,9 @@
-import type { EventType, StoredEvent } from '../events/model.ts';
+import { bitsOf, type EventType, type StoredEvent, typesOfBits } from '../events/model.ts';
 import { type ClaimedDelivery, type Delivery, type DeliveryStatus, type DueDelivery, type Webhook, type WebhookStatus } from './model.ts';
 
 /** The columns both engines' repositories select for a webhook, in this order (rows come back as arrays). */
 export const WEBHOOK_COLUMNS = [
-  'id', 'url', 'event_mask', 'status', 'secret', 'previous_secret', 'previous_secret_until', 'created_at', 'updated_at', 'version',
+  'id', 'url', 'event_mask', 'status', 'secret', 'previous_secret', 'previous_secret_until', 'created_at', 'updated_at', 'version', 'api_version',
 ] as const;
 
 /** The columns of a delivery's log entry, in this order. */
@@ -16,16 +16,12 @@ export const DELIVERY_COLUMNS = [
  * trigger tests a type with one shift on either engine; null takes every type.
  */
 export function eventMaskOf(types: readonly number[] | null): number | null {
-  if (types === null) return null;
-  return types.reduce((mask, type) => mask | (1 << type), 0);
+  return types === null ? null : bitsOf(types);
 }
 
 /** The type numbers of a mask, lowest first; null for every type. */
 export function eventTypesOf(mask: number | null): number[] | null {
-  if (mask === null) return null;
-  const types: number[] = [];
-  for (let type = 1; type < 31; type++) if ((mask >> type) & 1) types.push(type);
-  return types;
+  return mask === null ? null : typesOfBits(mask);
 }
 
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -43,6 +39,7 @@ export function webhookFromRow(row: readonly unknown[]): Webhook {
     createdAt: row[7] as string,
     updatedAt: row[8] as string,
     version: Number(row[9]),
+    apiVersion: row[10] as string,
   };
 }
 
@@ -82,13 +79,20 @@ export function storedEventFromCopy(copy: EventCopy): StoredEvent {
   return { id: copy.id, type: copy.type as EventType, createdAt: copy.createdAt, row: JSON.parse(copy.data) as unknown[] };
 }
 
+const failedOrNull = (value: unknown): boolean | null => (value === null || value === undefined ? null : Boolean(Number(value)));
+
 /** A due delivery from a row (seq, webhook, due at, the webhook's last attempt failed: 0/1/NULL or a boolean), on either engine. */
 export function dueFromRow(row: readonly unknown[]): DueDelivery {
-  const failed = row[3];
-  return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failed === null || failed === undefined ? null : Boolean(Number(failed)) };
+  return { seq: Number(row[0]), webhookId: Number(row[1]), dueAt: Number(row[2]), lastAttemptFailed: failedOrNull(row[3]) };
 }
 
-/** A claimed delivery from a claim's row (seq, webhook, the event's copy, round attempts, url, secrets), on either engine. */
+/** The columns a claim returns, in this order: the delivery, its copy of the event, where and with what to send it, its version, and whether its webhook's last attempt failed. */
+export const CLAIM_COLUMNS = [
+  'd.seq', 'd.webhook_id', 'd.event_id', 'd.event_type', 'd.event_created_at', 'd.event_data', 'd.round_attempts',
+  'w.url', 'w.secret', 'w.previous_secret', 'w.previous_secret_until', 'd.api_version', 'w.last_attempt_failed',
+] as const;
+
+/** A claimed delivery from a row in CLAIM_COLUMNS order, on either engine. */
 export function claimedFromRow(row: readonly unknown[], now: number, claimToken: number): ClaimedDelivery {
   return {
     seq: Number(row[0]),
@@ -98,5 +102,7 @@ export function claimedFromRow(row: readonly unknown[], now: number, claimToken:
     secrets: signingSecrets({ secret: row[8] as string, previousSecret: (row[9] ?? null) as string | null, previousSecretUntil: row[10] === null ? null : Number(row[10]) }, now),
     roundAttempts: Number(row[6]),
     claimToken,
+    apiVersion: row[11] as string,
+    lastAttemptFailed: failedOrNull(row[12]),
   };
 }

@@ -2,6 +2,7 @@ import { lookup as systemLookup } from 'node:dns/promises';
 import { request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import type { ReceiverConnections } from './connections.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { checkWebhookUrl, isForbiddenAddress } from './targets.ts';
 
@@ -23,6 +24,8 @@ export interface WebhookRequest {
   allowPrivate: boolean;
   /** The system resolver unless given (tests give their own). */
   lookup?: Resolver;
+  /** Connections kept alive between attempts (the deliverer's); without, a connection of its own, closed after the attempt. */
+  connections?: ReceiverConnections;
 }
 
 /** What one attempt came to: `reason` is a short word for logs and metrics (never the URL). */
@@ -109,8 +112,10 @@ export function reasonOfError(error: unknown): string {
   return 'connection';
 }
 
-// Reads the answer's body up to the cap and throws it away, so the connection ends cleanly; `done`
-// once the response is over (ended, cut off, or destroyed by the deadline).
+// Reads the answer's body up to the cap and throws it away: a kept-alive connection goes back to its
+// pool only once its answer has been read to the end, and one cut at the cap is closed with it (a
+// response destroyed before its end destroys its socket). `done` once the response is over (ended,
+// cut off, or destroyed by the deadline).
 function drain(response: IncomingMessage, done: () => void): void {
   let size = 0;
   response.on('data', (chunk: Buffer) => {
@@ -121,7 +126,9 @@ function drain(response: IncomingMessage, done: () => void): void {
   response.on('close', done);
 }
 
-function requestOptions(request: WebhookRequest, plan: { host: string; addresses: ResolvedAddress[] }, signal: AbortSignal): RequestOptions {
+type Plan = { host: string; addresses: ResolvedAddress[] };
+
+function requestOptions(request: WebhookRequest, plan: Plan, signal: AbortSignal, pooled: boolean): RequestOptions {
   const { url, body } = request;
   const secure = url.protocol === 'https:';
   return {
@@ -130,9 +137,11 @@ function requestOptions(request: WebhookRequest, plan: { host: string; addresses
     port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
     path: `${url.pathname}${url.search}`,
     headers: { ...request.headers, host: url.host, 'content-length': String(Buffer.byteLength(body)) },
-    // A connection of its own for each attempt, closed after it: a pooled socket would have been
-    // opened for an earlier look-up, and idle sockets to a thousand receivers are a leak, not a saving.
-    agent: false,
+    // A kept-alive connection is reused only under the pool key of this attempt's own check (its name,
+    // port, scheme and the addresses just allowed: connections.ts); without a pool, one connection,
+    // closed after the attempt.
+    ...(pooled && request.connections !== undefined ? request.connections.route(url, plan.addresses) : { agent: false }),
+    // A new connection goes only to the addresses this attempt checked.
     lookup: checkedLookup(plan.addresses),
     // The certificate is checked against the name (a trailing dot is no part of it), never the address.
     ...(secure && isIP(plan.host) === 0 ? { servername: plan.host.replace(/\.$/, '') } : {}),
@@ -140,17 +149,26 @@ function requestOptions(request: WebhookRequest, plan: { host: string; addresses
   };
 }
 
-function post(request: WebhookRequest, plan: { host: string; addresses: ResolvedAddress[] }, signal: AbortSignal): Promise<AttemptResult> {
+// One exchange's result, and whether it failed on a reused connection before any answer: the
+// receiver closed it while it was idle (the race every keep-alive client meets), so the attempt may
+// be made again, once, on a connection of its own.
+interface Exchange {
+  result: AttemptResult;
+  staleConnection: boolean;
+}
+
+function post(request: WebhookRequest, plan: Plan, signal: AbortSignal, pooled: boolean): Promise<Exchange> {
   return new Promise((resolve) => {
     let answered: AttemptResult | null = null;
     let settled = false;
     const finish = (result: AttemptResult): void => {
       if (settled) return;
       settled = true;
-      resolve(result);
+      const cut = answered === null && !signal.aborted && (result.reason === 'reset' || result.reason === 'connection');
+      resolve({ result, staleConnection: cut && outgoing.reusedSocket });
     };
     const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing: ClientRequest = send(requestOptions(request, plan, signal), (response) => {
+    const outgoing: ClientRequest = send(requestOptions(request, plan, signal, pooled), (response) => {
       const result = resultOfStatus(response.statusCode ?? 0, response.headers['retry-after'], Date.now());
       answered = result;
       drain(response, () => finish(result));
@@ -165,8 +183,10 @@ const whenAborted = (signal: AbortSignal): Promise<null> => new Promise((resolve
 
 /**
  * Makes one attempt (docs/webhooks.md, Deliveries): the host resolved once and checked, the POST sent to
- * a checked address, redirects never followed, the answer's body read up to 64 KiB and dropped, all of
- * it within `timeoutMs`. Never throws: every failure is an AttemptResult.
+ * a checked address (over a connection of `connections` kept under this check's pool key, or a new
+ * one; sent again once on a new one if a reused connection turns out closed), redirects never
+ * followed, the answer's body read up to 64 KiB and dropped, all of it within `timeoutMs`. Never
+ * throws: every failure is an AttemptResult.
  */
 export async function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
   const controller = new AbortController();
@@ -175,7 +195,9 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptResul
     const plan = await Promise.race([planAttempt(request.url, request.allowPrivate, request.lookup), whenAborted(controller.signal)]);
     if (plan === null) return failed('timeout');
     if (!plan.ok) return plan.result;
-    return await post(request, plan, controller.signal);
+    const first = await post(request, plan, controller.signal, true);
+    if (!first.staleConnection) return first.result;
+    return (await post(request, plan, controller.signal, false)).result;
   } catch (error) {
     return failed(reasonOfError(error));
   } finally {

@@ -110,6 +110,11 @@ export class AttemptSlots {
     return picked;
   }
 
+  /** How many more attempts `webhookId` may have in flight now, its last attempt having failed or not (null: none recorded yet). */
+  room(webhookId: number, lastFailed: boolean | null): number {
+    return Math.max(0, this.#limitOf(lastFailed) - (this.#flights.get(webhookId)?.startedAt.length ?? 0));
+  }
+
   #limitOf(lastFailed: boolean | null): number {
     return lastFailed === null ? 1 : this.#limits.perWebhook;
   }

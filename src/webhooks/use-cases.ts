@@ -1,8 +1,10 @@
 import type { Repositories } from '../db/storage.ts';
 import type { EventRepository } from '../events/repository.ts';
-import { type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
+import { type ChangeableRepository, type ChangeOutcome, type Precondition, removeVersioned, type RemoveOutcome } from '../shared/changes.ts';
 import { type Page, type PageRequest, pageOf } from '../shared/paging.ts';
+import type { ApiVersions } from '../versions/api-versions.ts';
 import { type Delivery, type DeliveryStatus, type NewWebhook, type Webhook, type WebhookPatch, WebhookStatus } from './model.ts';
+import { webhookAt } from './pinned-version.ts';
 import type { DeliveryRepository, WebhookRepository } from './repository.ts';
 import { newWebhookSecret } from './signature.ts';
 
@@ -33,6 +35,8 @@ export interface WebhookRules {
   events: Pick<EventRepository, 'isExpired'>;
   /** SVC_EVENTS_RETENTION in milliseconds: a delivery is kept as long as its event. */
   retentionMs: number;
+  /** The versions served and their sunsets: a webhook whose version is past its sunset stands for another (webhookAt). */
+  versions: ApiVersions;
   now?: () => Date;
 }
 
@@ -79,6 +83,18 @@ async function restart(tx: Repositories, webhookId: number, eventId: string, at:
 /** `webhooks` and `deliveries` serve reads outside transactions; `rules` say how long deliveries are kept, and the clock. */
 export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: DeliveryRepository, rules: WebhookRules): WebhookUseCases {
   const now = rules.now ?? (() => new Date());
+  // Every webhook read is seen as it stands now (its version past its sunset: webhookAt), so its
+  // preconditions compare with the tag it shows, and a change stores the version it shows.
+  const standing = (webhook: Webhook): Webhook => webhookAt(webhook, rules.versions, now().getTime());
+  const found = async (read: Promise<Webhook | undefined>): Promise<Webhook | undefined> => {
+    const webhook = await read;
+    return webhook === undefined ? undefined : standing(webhook);
+  };
+  const standingIn = (tx: Repositories): ChangeableRepository<Webhook> => ({
+    findForUpdate: (id) => found(tx.webhooks.findForUpdate(id)),
+    update: (webhook) => tx.webhooks.update(webhook),
+    remove: (id) => tx.webhooks.remove(id),
+  });
   return {
     async create(tx, input) {
       const at = now().toISOString();
@@ -86,23 +102,24 @@ export function createWebhookUseCases(webhooks: WebhookRepository, deliveries: D
       const webhook = await tx.webhooks.insert({ ...input, secret, previousSecret: null, previousSecretUntil: null, createdAt: at, updatedAt: at });
       return { webhook, secret };
     },
-    get: (id) => webhooks.findById(id),
-    list: (request) => pageOf(request, (limit) => webhooks.listBefore(request.beforeId, limit)),
+    get: (id) => found(webhooks.findById(id)),
+    list: (request) => pageOf(request, async (limit) => (await webhooks.listBefore(request.beforeId, limit)).map(standing)),
     async change(tx, id, patch, precondition) {
-      const current = await tx.webhooks.findForUpdate(id);
+      const current = await standingIn(tx).findForUpdate(id);
       if (current === undefined) return { kind: 'not_found' };
       if (!precondition(current.version)) return { kind: 'precondition_failed' };
       const next: Webhook = { ...current, ...patch };
-      if (next.url === current.url && next.status === current.status && sameTypes(next.eventTypes, current.eventTypes)) return { kind: 'unchanged', resource: current };
+      const same = next.url === current.url && next.status === current.status && next.apiVersion === current.apiVersion;
+      if (same && sameTypes(next.eventTypes, current.eventTypes)) return { kind: 'unchanged', resource: current };
       const at = now();
       const changed: Webhook = { ...next, updatedAt: at.toISOString(), version: current.version + 1 };
       await tx.webhooks.update(changed);
       await followStatus(tx, current, changed, at.getTime());
       return { kind: 'changed', resource: changed };
     },
-    remove: (tx, id, precondition) => removeVersioned(tx.webhooks, id, precondition),
+    remove: (tx, id, precondition) => removeVersioned(standingIn(tx), id, precondition),
     async rotate(tx, id, keepSeconds, precondition) {
-      const current = await tx.webhooks.findForUpdate(id);
+      const current = await standingIn(tx).findForUpdate(id);
       if (current === undefined) return { kind: 'not_found' };
       if (!precondition(current.version)) return { kind: 'precondition_failed' };
       const at = now();

@@ -1,5 +1,6 @@
 import { enumRule, type FieldError, type FieldRule, type Fields, fieldError, integerRule, isJsonObject, validateCreate, validatePatch, type Validated } from '../shared/validation.ts';
-import { EVENT_NAMES, eventTypeNamed } from './event-names.ts';
+import type { EventCatalogue } from '../events/catalogue.ts';
+import { pinRule, type PinRules } from '../versions/pins.ts';
 import { type NewWebhook, WEBHOOK_STATUSES, type WebhookPatch, WebhookStatus } from './model.ts';
 import { checkWebhookUrl } from './targets.ts';
 
@@ -17,14 +18,22 @@ interface Body {
   url: string;
   events: EventFilter;
   status: WebhookStatus;
+  apiVersion: string;
 }
 
 function itemError(field: string, index: number, code: string, detail: string): FieldError {
   return { pointer: `/${field}/${index}`, code, detail };
 }
 
+/** What a webhook's body is checked against: whether private targets are allowed, and the event types there are. */
+export interface WebhookRules {
+  allowPrivate: boolean;
+  events: Pick<EventCatalogue, 'names' | 'typeNamed'>;
+}
+
 // Null for every type, or a non-empty list of known names, none twice; an item's error points at it.
-const eventsRule: FieldRule<EventFilter> = (value, field, errors) => {
+const eventsRule = (catalogue: WebhookRules['events']): FieldRule<EventFilter> => (value, field, errors) => {
+  const EVENT_NAMES = catalogue.names;
   if (value === null) return { types: null };
   if (!Array.isArray(value)) {
     errors.push(fieldError(field, 'type', `${field} must be null or an array of event types (${EVENT_NAMES.join(', ')})`));
@@ -33,7 +42,7 @@ const eventsRule: FieldRule<EventFilter> = (value, field, errors) => {
   if (value.length === 0) errors.push(fieldError(field, 'too_short', `${field} must name at least one event type, or be null for all`));
   const types: number[] = [];
   value.forEach((item: unknown, index) => {
-    const type = typeof item === 'string' ? eventTypeNamed(item) : undefined;
+    const type = typeof item === 'string' ? catalogue.typeNamed(item) : undefined;
     if (typeof item !== 'string') errors.push(itemError(field, index, 'type', `${field}/${index} must be a string`));
     else if (type === undefined) errors.push(itemError(field, index, 'invalid_enum', `${field}/${index} must be one of ${EVENT_NAMES.join(', ')}`));
     else if (types.includes(type)) errors.push(itemError(field, index, 'duplicate', `${field}/${index} repeats ${item}`));
@@ -56,37 +65,43 @@ function urlRule(allowPrivate: boolean): FieldRule<string> {
   };
 }
 
-function fieldsOf(allowPrivate: boolean): Fields<Body> {
-  return {
-    url: { rule: urlRule(allowPrivate), required: true },
-    events: { rule: eventsRule, required: false },
+/** What a body's `apiVersion` is checked against: the versions served, and whether the request's version has the member. */
+export type WebhookPinRules = Pick<PinRules, 'served' | 'pinnable'>;
+
+// The fields of a body in the request's version: `apiVersion` only where its Webhook has the member (else unknown_field).
+function fieldsOf(rules: WebhookRules, pin: WebhookPinRules): Fields<Body> {
+  const fields: Fields<Omit<Body, 'apiVersion'>> = {
+    url: { rule: urlRule(rules.allowPrivate), required: true },
+    events: { rule: eventsRule(rules.events), required: false },
     status: { rule: enumRule(WEBHOOK_STATUSES), required: false },
   };
+  return (pin.pinnable ? { ...fields, apiVersion: { rule: pinRule(pin.served), required: false } } : fields) as Fields<Body>;
 }
 
-/** Checks a create-webhook body, reporting every field error at once. */
-export function validateNewWebhook(body: unknown, allowPrivate: boolean): Validated<NewWebhook> {
-  const result = validateCreate(body, fieldsOf(allowPrivate));
+/** Checks a create-webhook body, reporting every field error at once; without `apiVersion` it pins `pin.defaultVersion` (the request's version). */
+export function validateNewWebhook(body: unknown, rules: WebhookRules, pin: PinRules): Validated<NewWebhook> {
+  const result = validateCreate(body, fieldsOf(rules, pin));
   if (!result.ok) return result;
-  const { url, events, status } = result.value;
-  return { ok: true, value: { url, eventTypes: events?.types ?? null, status: status ?? WebhookStatus.enabled } };
+  const { url, events, status, apiVersion } = result.value;
+  return { ok: true, value: { url, eventTypes: events?.types ?? null, status: status ?? WebhookStatus.enabled, apiVersion: apiVersion ?? pin.defaultVersion } };
 }
 
 /**
  * Checks a merge patch of a webhook: `"events": null` removes the filter (the one null a patch may
  * carry); any other null is a type error, as for every resource.
  */
-export function validateWebhookPatch(body: unknown, allowPrivate: boolean): Validated<WebhookPatch> {
+export function validateWebhookPatch(body: unknown, rules: WebhookRules, pin: WebhookPinRules): Validated<WebhookPatch> {
   const clearsFilter = isJsonObject(body) && Object.hasOwn(body, 'events') && body['events'] === null;
   const rest = clearsFilter ? Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'events')) : body;
-  const result = validatePatch(rest, fieldsOf(allowPrivate));
+  const result = validatePatch(rest, fieldsOf(rules, pin));
   if (!result.ok) return result;
-  const { url, events, status } = result.value;
+  const { url, events, status, apiVersion } = result.value;
   const patch: WebhookPatch = {};
   if (url !== undefined) patch.url = url;
   if (clearsFilter) patch.eventTypes = null;
   else if (events !== undefined) patch.eventTypes = events.types;
   if (status !== undefined) patch.status = status;
+  if (apiVersion !== undefined) patch.apiVersion = apiVersion;
   return { ok: true, value: patch };
 }
 

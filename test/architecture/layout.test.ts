@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type ImportGraph, importsOf, partOf, readImportGraph } from './import-graph.ts';
-import { KNOWN_EXCEPTIONS, PARTS, partOfFile, RULES, sameViolation, type Violation, violations } from './rules.ts';
+import { RESOURCES } from '../../src/registry.ts';
+import { DESCRIBED_FOLDERS, KNOWN_EXCEPTIONS, PARTS, partOfFile, RULES, sameViolation, type Violation, violations } from './rules.ts';
 
 // The rules of docs/architecture.md over the import graph of src/: a change that breaks one fails here.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,21 +39,26 @@ test('the parser reads every form of import and ignores imports quoted in commen
   );
 });
 
+// A described resource's folder, as the sample of one (any would do: the rules are the same for each).
+const SAMPLE = DESCRIBED_FOLDERS[0] ?? 'src/<none>/';
+
 // Each case is one import that breaks exactly the named rule, and one beside it that keeps every rule.
 const CASES: readonly { rule: string; from: string; line: string; fine: { from: string; line: string } }[] = [
-  { rule: '1 storage-knows-no-http', from: 'src/sqlite/x.ts', line: "import { HttpError } from '../http/errors.ts';", fine: { from: 'src/sqlite/x.ts', line: "import type { Product } from '../products/model.ts';" } },
-  { rule: '1 storage-knows-no-http', from: 'src/db/x.ts', line: "import { validateNewProduct } from '../products/validate.ts';", fine: { from: 'src/db/x.ts', line: "import type { ProductRepository } from '../products/repository.ts';" } },
-  { rule: '2 resources-know-no-engine', from: 'src/products/use-cases.ts', line: "import { isPostgres } from '../db/engine.ts';", fine: { from: 'src/products/use-cases.ts', line: "import type { Storage } from '../db/storage.ts';" } },
+  { rule: '1 storage-knows-no-http', from: 'src/sqlite/x.ts', line: "import { HttpError } from '../http/errors.ts';", fine: { from: 'src/sqlite/x.ts', line: "import type { Resource } from '../resources/resource.ts';" } },
+  { rule: '1 storage-knows-no-http', from: 'src/db/x.ts', line: "import { validatorsOf } from '../resources/validate.ts';", fine: { from: 'src/db/x.ts', line: "import type { ResourceRepository } from '../resources/repository.ts';" } },
+  { rule: '2 resources-know-no-engine', from: `${SAMPLE}resource.ts`, line: "import { isPostgres } from '../db/engine.ts';", fine: { from: `${SAMPLE}resource.ts`, line: "import { textField } from '../resources/fields.ts';" } },
+  { rule: '2 resources-know-no-engine', from: 'src/resources/fields.ts', line: "import type { IncomingMessage } from 'node:http';", fine: { from: 'src/resources/use-cases.ts', line: "import type { Storage } from '../db/storage.ts';" } },
   { rule: '2 resources-know-no-engine', from: 'src/readiness/model.ts', line: "import type { IncomingMessage } from 'node:http';", fine: { from: 'src/http/body.ts', line: "import type { IncomingMessage } from 'node:http';" } },
   { rule: '3 use-cases-know-no-http', from: 'src/callers/use-cases.ts', line: "import { HttpError } from '../http/errors.ts';", fine: { from: 'src/callers/routes.ts', line: "import { HttpError } from '../http/errors.ts';" } },
   { rule: '4 engines-apart', from: 'src/http/x.ts', line: "import { openDatabase } from '../sqlite/database.ts';", fine: { from: 'src/server.ts', line: "import { openDatabase } from './sqlite/database.ts';" } },
-  { rule: '5 one-place-wires', from: 'src/server.ts', line: "import { addProductRoutes } from './products/routes.ts';", fine: { from: 'src/app.ts', line: "import { addProductRoutes } from './products/routes.ts';" } },
-  { rule: '5 one-place-wires', from: 'src/workspaces/routes.ts', line: "import { createProductUseCases } from '../products/use-cases.ts';", fine: { from: 'src/products/routes.ts', line: "import type { ProductUseCases } from './use-cases.ts';" } },
+  { rule: '5 one-place-wires', from: 'src/server.ts', line: "import { addResourceRoutes } from './resources/routes.ts';", fine: { from: 'src/app.ts', line: "import { addResourceRoutes } from './resources/routes.ts';" } },
+  { rule: '5 one-place-wires', from: 'src/webhooks/routes.ts', line: "import { createResourceUseCases } from '../resources/use-cases.ts';", fine: { from: 'src/resources/routes.ts', line: "import type { ResourceUseCases } from './use-cases.ts';" } },
   { rule: '5 one-place-wires', from: 'src/openapi/x.ts', line: "import { createStorage } from '../db/engine.ts';", fine: { from: 'src/openapi/x.ts', line: "import type { Database } from '../db/engine.ts';" } },
   { rule: '5 one-place-wires', from: 'src/workers/x.ts', line: "import { createApp } from '../app.ts';", fine: { from: 'src/index.ts', line: "export { createApp } from './app.ts';" } },
+  { rule: '5 one-place-wires', from: 'src/openapi/x.ts', line: "import { RESOURCES } from '../registry.ts';", fine: { from: 'src/webhook-deliveries.ts', line: "import { RESOURCES } from './registry.ts';" } },
   { rule: '6 core-before-later', from: 'src/http/x.ts', line: "import { UNMATCHED_ROUTE } from '../metrics/http-metrics.ts';", fine: { from: 'src/app.ts', line: "import { UNMATCHED_ROUTE } from './metrics/http-metrics.ts';" } },
   { rule: '6 core-before-later', from: 'src/db/storage.ts', line: "import { hashKey } from '../keys/hash.ts';", fine: { from: 'src/db/storage.ts', line: "import type { KeyRepository } from '../keys/repository.ts';" } },
-  { rule: '6 core-before-later', from: 'src/products/use-cases.ts', line: "import { presentEvent } from '../events/presenter.ts';", fine: { from: 'src/sqlite/events.ts', line: "import type { EventRepository } from '../events/repository.ts';" } },
+  { rule: '6 core-before-later', from: 'src/resources/use-cases.ts', line: "import { presentEvent } from '../events/presenter.ts';", fine: { from: 'src/sqlite/events.ts', line: "import type { EventRepository } from '../events/repository.ts';" } },
   { rule: '7 imports-stay-close', from: 'src/http/x.ts', line: "import { x } from '../../test/support/y.ts';", fine: { from: 'src/http/x.ts', line: "import { y } from '../shared/y.ts';" } },
   { rule: '7 imports-stay-close', from: 'src/http/x.ts', line: "import pg from 'pg';", fine: { from: 'src/http/x.ts', line: "import { createHash } from 'node:crypto';" } },
 ];
@@ -70,8 +76,14 @@ test('the checker catches each rule, and lets the import beside it through', () 
 test('every file of src/ belongs to a part, and every part is in the picture of docs/architecture.md', () => {
   const unplaced = [...new Set([...graph.keys()].filter((file) => partOfFile(file) === undefined).map(partOf))];
   assert.deepEqual(unplaced, [], 'add each to PARTS in test/architecture/rules.ts and to the picture in docs/architecture.md');
-  const places = Object.values(PARTS).flat();
+  // A described resource's folder is found, not listed: the picture shows them as one, `src/<plural>/`.
+  const places = [...Object.values(PARTS).flat().filter((place) => !DESCRIBED_FOLDERS.includes(place)), 'src/<plural>/'];
   assert.deepEqual(places.filter((place) => !picture.includes(place)), [], 'docs/architecture.md names every part of src/');
+});
+
+test('the folders holding a resource.ts are the registered resources\' (src/<plural>/), so each is a resource folder to the rules', () => {
+  assert.deepEqual([...DESCRIBED_FOLDERS].sort(), RESOURCES.map((resource) => `src/${resource.plural}/`).sort(), 'register each resource in src/registry.ts, in its own folder');
+  for (const folder of DESCRIBED_FOLDERS) assert.equal(partOfFile(`${folder}resource.ts`), 'resources', folder);
 });
 
 test('every import of src/ resolves to a file of src/ or a node: built-in', () => {

@@ -1,22 +1,39 @@
 // The import rules of docs/architecture.md, as data: which part of src/ each folder is, what each rule
 // forbids, and the known exceptions, each with the change that would remove it.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Import, ImportGraph } from './import-graph.ts';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+// The machinery every resource is described with and served by (describeResource, the generic routes, use cases, presenter).
+const MACHINERY = 'src/resources/';
+
+/**
+ * The folder of each described resource (`src/<plural>/`): every folder of src/ that holds a
+ * `resource.ts`, found rather than listed, so that adding a resource does not touch these rules.
+ */
+export const DESCRIBED_FOLDERS: readonly string[] = readdirSync(SRC, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(SRC, entry.name, 'resource.ts')))
+  .map((entry) => `src/${entry.name}/`)
+  .filter((folder) => folder !== MACHINERY);
 
 /** Every top-level folder (with its trailing slash) and file of src/, by the part of the house it is. */
 export const PARTS = {
   /** Starts a process or exports the package: may plug in anything. */
   entries: ['src/cli/', 'src/server.ts', 'src/index.ts', 'src/api-keys.ts', 'src/webhook-deliveries.ts'],
-  /** The one place that wires the request path. */
-  wiring: ['src/app.ts', 'src/config.ts'],
+  /** The one place that wires the request path, and the one registration line of each resource (src/registry.ts). */
+  wiring: ['src/app.ts', 'src/config.ts', 'src/registry.ts'],
   /** The core a reader needs first: the request path, the resources, SQLite. */
   http: ['src/http/'],
-  resources: ['src/products/', 'src/workspaces/', 'src/readiness/'],
+  /** The machinery of resources, readiness, and each described resource's folder (DESCRIBED_FOLDERS). */
+  resources: [MACHINERY, 'src/readiness/', ...DESCRIBED_FOLDERS],
   storage: ['src/db/', 'src/sqlite/'],
   /** Used by all of the core; src/callers/ is the seam every kind of credential implements (who calls, what it may do). */
-  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/'],
+  support: ['src/shared/', 'src/idempotency/', 'src/log/', 'src/core-settings.ts', 'src/callers/', 'src/versions/'],
   /** What a reader can leave for later: the second engine, metrics, the document generator and its HTML page, workers, API keys, access tokens, events, webhooks. */
   later: ['src/postgres/', 'src/metrics/', 'src/openapi/', 'src/docs-page/', 'src/workers/', 'src/keys/', 'src/tokens/', 'src/events/', 'src/webhooks/'],
-} as const;
+};
 
 /** A part of the house: entries, wiring, the four of the core, or later. */
 export type Part = keyof typeof PARTS;
@@ -28,8 +45,8 @@ const STORAGE = ['src/db/', ...ENGINES];
 // The two files of the seam that name the engines: which storage to build, which migrations to run.
 const ENGINE_SWITCH = ['src/db/engine.ts', 'src/db/migrate.ts'];
 const HTTP_MODULES = ['node:http', 'node:https', 'node:http2'];
-// What an engine may know of the parts it stores: their types, their repository interface, their rows.
-const CONTRACT_FILES = ['model.ts', 'repository.ts', 'rows.ts'];
+// What an engine may know of the parts it stores: their description, their types, their repository interface, their rows.
+const CONTRACT_FILES = ['resource.ts', 'model.ts', 'repository.ts', 'rows.ts'];
 const REQUEST_PATH_FILES = ['routes.ts', 'use-cases.ts', 'presenter.ts', 'validate.ts'];
 
 const fileName = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
@@ -79,7 +96,8 @@ export const RULES: readonly Rule[] = [
     id: '5 one-place-wires',
     says:
       'only src/app.ts imports a routes.ts; a use-cases.ts is imported only by src/app.ts, its own folder\'s routes.ts and the entries; ' +
-      'createStorage only by src/app.ts and the entries; an engine\'s storage.ts only by src/db/engine.ts; src/app.ts only by the entries',
+      'createStorage only by src/app.ts and the entries; an engine\'s storage.ts only by src/db/engine.ts; src/app.ts only by the entries; ' +
+      'src/registry.ts only by src/app.ts and the entries (every other part takes the resources it is given)',
     breaks: (from, { target, names }) => {
       const name = fileName(target);
       if (name === 'routes.ts' && target.startsWith('src/')) return from !== 'src/app.ts';
@@ -89,6 +107,7 @@ export const RULES: readonly Rule[] = [
       if (target === 'src/db/engine.ts' && names.includes('createStorage')) return !inPart(from, 'wiring', 'entries');
       if (ENGINES.some((engine) => target === `${engine}storage.ts`)) return from !== 'src/db/engine.ts';
       if (target === 'src/app.ts') return !inPart(from, 'entries');
+      if (target === 'src/registry.ts') return !inPart(from, 'wiring', 'entries');
       return false;
     },
   },
@@ -96,7 +115,7 @@ export const RULES: readonly Rule[] = [
     id: '6 core-before-later',
     says:
       'the core (src/http/, resources, src/db/, src/sqlite/, support) never imports a later part; two openings: the engine switch ' +
-      'may import src/postgres/, and storage may import any part\'s model.ts, repository.ts and rows.ts',
+      'may import src/postgres/, and storage may import any part\'s resource.ts, model.ts, repository.ts and rows.ts',
     breaks: (from, { target }) => {
       if (!CORE.some((part) => inPart(from, part)) || !inPart(target, 'later')) return false;
       if (within(from, ENGINE_SWITCH) && target.startsWith('src/postgres/')) return false;

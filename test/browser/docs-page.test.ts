@@ -85,6 +85,28 @@ describe('GET /api/docs in Chromium', () => {
     await page.close();
   });
 
+  test('each API version\'s page: its form sends that version and shows the answer made in it; #versions links to the others', async (t) => {
+    if (!haveChromium(t)) return;
+    const versions = server.app.versions.servedAt().map((view) => view.id);
+    for (const version of versions) {
+      const { page, reports } = await open(`/api/docs?version=${version}#op-createProduct`);
+      await page.type('#credential', WRITER);
+      await page.click('#op-createProduct form.try button[type="submit"]');
+      const status = '#op-createProduct .answer-status';
+      await page.waitForFunction(`document.querySelector('${status}').textContent.startsWith('201')`, { timeout: BROWSER_DEADLINE_MS, polling: 100 });
+      const headers = await page.$eval('#op-createProduct .answer-headers', (element) => element.textContent ?? '');
+      assert.match(headers, new RegExp(`^api-version: ${version}$`, 'm'), `${version}: the answer is made in the version shown`);
+      // The body sent is the version's own example, and the product answered is in the version's shape.
+      const body = JSON.parse(await page.$eval('#op-createProduct .answer-body', (element) => element.textContent ?? '')) as Record<string, unknown>;
+      const shown = (await (await fetch(`${server.url}/api/openapi.json?version=${version}`)).json()) as { components: { schemas: { Product: { properties: object } } } };
+      assert.deepEqual(Object.keys(body), Object.keys(shown.components.schemas.Product.properties), version);
+      const links = (await page.$$eval('#versions ~ .table a', (anchors) => anchors.map((anchor) => anchor.getAttribute('href')))) as string[];
+      assert.deepEqual(links, versions.filter((other) => other !== version).map((other) => `/api/docs?version=${other}`));
+      assert.deepEqual([reports.console, reports.errors, reports.failedRequests, await reports.violations()], [[], [], [], []], version);
+      await page.close();
+    }
+  });
+
   test('without JavaScript every operation, example and error code is readable, and no form is shown', async (t) => {
     if (!haveChromium(t)) return;
     chromium ??= await launchChromium();

@@ -48,7 +48,7 @@ describe('bin/keys.js', () => {
     assert.match(made.stdout, KEY_LINE);
     const key = made.stdout.trim();
     const id = key.slice(4, 16);
-    assert.match(made.stderr, new RegExp(`made API key ${id} \\(first admin; scopes admin; never expires\\)`));
+    assert.match(made.stderr, new RegExp(`made API key ${id} \\(first admin; scopes admin; never expires; API version 2026-11-21\\)`));
     assert.match(made.stderr, /shown this once/);
     assert.ok(!made.stderr.includes(secretOf(key)));
     const other = await keys(['create', '--name', 'ci deploys', '--scopes', 'write,read', '--expires-at', '2099-01-01T00:00:00+01:00']);
@@ -56,9 +56,9 @@ describe('bin/keys.js', () => {
     const listed = await keys(['list']);
     assert.equal(listed.code, 0, listed.stderr);
     const lines = linesOf(listed.stdout);
-    assert.match(lines[0] ?? '', /^ID +SCOPES +CREATED +EXPIRES +REVOKED +NAME$/);
-    assert.match(lines[1] ?? '', new RegExp(`^${other.stdout.slice(4, 16)} +read,write +\\S+ +2098-12-31T23:00:00.000Z +- +ci deploys$`));
-    assert.match(lines[2] ?? '', new RegExp(`^${id} +admin +\\S+ +- +- +first admin$`));
+    assert.match(lines[0] ?? '', /^ID +SCOPES +CREATED +EXPIRES +REVOKED +VERSION +NAME$/);
+    assert.match(lines[1] ?? '', new RegExp(`^${other.stdout.slice(4, 16)} +read,write +\\S+ +2098-12-31T23:00:00.000Z +- +2026-11-21 +ci deploys$`));
+    assert.match(lines[2] ?? '', new RegExp(`^${id} +admin +\\S+ +- +- +2026-11-21 +first admin$`));
     for (const secret of [secretOf(key), secretOf(other.stdout)]) assert.ok(!(listed.stdout + listed.stderr).includes(secret));
 
     const server = spawnServe({ ...database.env, SVC_AUTH: 'keys' });
@@ -78,7 +78,7 @@ describe('bin/keys.js', () => {
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.match(revoked.stdout, new RegExp(`^API key ${id} is revoked \\(since \\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z\\)`));
     assert.equal((await keys(['revoke', id])).stdout, revoked.stdout, 'a second revoke keeps the first time');
-    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', /^\S+ +read +\S+ +- +\d{4}-\S+Z +to revoke$/);
+    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', /^\S+ +read +\S+ +- +\d{4}-\S+Z +2026-11-21 +to revoke$/);
     const refused = await keys(['revoke', 'AAAAAAAAAAAA']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^no API key has the id AAAAAAAAAAAA \(the 12 characters after svc_/);
@@ -95,12 +95,12 @@ describe('bin/keys.js', () => {
     const none = await keys(['revoke', unknown]);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /^no API key has the id ZZZZZZZZZZZZ \(the id of the key given\)/);
-    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', / +- +leaked$/, 'still live');
+    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', / +- +2026-11-21 +leaked$/, 'still live');
 
     const revoked = await keys(['revoke', key]);
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.match(revoked.stdout, new RegExp(`^API key ${id} is revoked \\(since `));
-    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', / +\d{4}-\S+Z +leaked$/);
+    assert.match(linesOf((await keys(['list'])).stdout).find((line) => line.startsWith(id)) ?? '', / +\d{4}-\S+Z +2026-11-21 +leaked$/);
     for (const result of [other, none, revoked]) assertShowsNone(result, [key, madeUp, unknown]);
   });
 
@@ -128,6 +128,11 @@ describe('bin/keys.js', () => {
       [['revoke', 'a', 'b'], /^wrong arguments for revoke\n/],
       [['revoke', 'nope'], /^revoke takes a key's id \(the 12 characters after svc_\) or a whole key; the argument is neither, and is not shown\n/],
       [['revoke', respelled(madeUpKey('AAAAAAAAAAAA'))], /^the key given is not a whole key: its length, characters or checksum are wrong/],
+      [['create', '--name', 'x', '--scopes', 'read', '--api-version', '2026-13-01'], /^--api-version: apiVersion must be a version served: one of 2026-12-05, 2026-11-28, 2026-11-21\n/],
+      [['create', '--name', 'x', '--scopes', 'read', '--api-version', 'latest'], /^--api-version: apiVersion must be a version served/],
+      [['create', '--name', 'x', '--scopes', 'read', '--api-version'], /^--api-version needs a value/],
+      [['create', '--name', 'x', '--scopes', 'read', '--api-version', '2026-11-21', '--api-version=2026-12-05'], /^--api-version is given more than once/],
+      [['list', '--api-version', '2026-12-05'], /^wrong arguments for list\n/],
     ];
     for (const [args, problem] of cases) {
       const result = await keys(args, { SVC_DB_PATH: '/nonexistent/app.db' });
@@ -140,6 +145,37 @@ describe('bin/keys.js', () => {
     const help = await keys(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage:/);
+  });
+
+  test('create --api-version pins the key to a version served (default SVC_API_VERSION); list shows it; its header-less requests get it', async () => {
+    const pinned = await keys(['create', '--name', 'pinned', '--scopes', 'admin', '--api-version', '2026-12-05']);
+    assert.equal(pinned.code, 0, pinned.stderr);
+    assert.match(pinned.stderr, /; never expires; API version 2026-12-05\)/);
+    const defaulted = await keys(['create', '--name', 'defaulted', '--scopes', 'read'], { ...database.env, SVC_API_VERSION: '2026-11-28' });
+    assert.equal(defaulted.code, 0, defaulted.stderr);
+    const listed = linesOf((await keys(['list'])).stdout);
+    const lineOf = (made: RunResult): string => listed.find((line) => line.startsWith(made.stdout.slice(4, 16))) ?? '';
+    assert.match(lineOf(pinned), / +2026-12-05 +pinned$/);
+    assert.match(lineOf(defaulted), / +2026-11-28 +defaulted$/);
+    // A version past its sunset is served no more, so no key may pin it: refused before the database is touched.
+    const before = await database.countRows('api_keys');
+    const sunset = { ...database.env, SVC_API_SUNSET: '2026-11-21=2020-01-01T00:00:00Z', SVC_API_VERSION: '2026-11-28' };
+    const refused = await keys(['create', '--name', 'old', '--scopes', 'read', '--api-version', '2026-11-21'], sunset);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /^--api-version: apiVersion must be a version served: one of 2026-12-05, 2026-11-28\nusage:/);
+    assert.equal(await database.countRows('api_keys'), before);
+
+    const server = spawnServe({ ...database.env, SVC_AUTH: 'keys' });
+    try {
+      const url = await urlOf(server);
+      const listOf = async (made: RunResult): Promise<unknown> => (await fetch(`${url}/api/keys?limit=1`, { headers: { authorization: `Bearer ${made.stdout.trim()}` } })).json();
+      assert.deepEqual(Object.keys((await listOf(pinned)) as object), ['data', 'hasMore'], 'the key pinned to 2026-12-05 gets lists as objects');
+      const got = await fetch(`${url}/api/keys/${defaulted.stdout.slice(4, 16)}`, { headers: { authorization: `Bearer ${pinned.stdout.trim()}` } });
+      assert.equal(((await got.json()) as { apiVersion: string }).apiVersion, '2026-11-28');
+    } finally {
+      server.kill();
+      await server.exited;
+    }
   });
 
   test('list prints every key, page after page: 401 keys are three pages of 200', async () => {

@@ -6,12 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 // By name, as another project would: package.json `exports` sends this to dist/ (run `npm run build` first).
-import { type App, createApp, createLogger, loadConfig, migrate, openDatabase, startServer } from 'svc-http-sqlite';
+import { type App, createApp, createLogger, loadConfig, migrate, openDatabase, RESOURCES, startServer } from 'svc-http-sqlite';
 import { type EmbeddedDatabase, openEmbeddedDatabase } from '../support/embedded-database.ts';
+import { validBody, fieldsIn } from '../support/resources.ts';
 import { TEST_ENGINE } from '../support/test-engine.ts';
 
 // A host program with its own route, delegating everything under /api/ to the embedded app: on
-// `:memory:` SQLite, or in the PostgreSQL pass on a database opened with openPostgres(url).
+// `:memory:` SQLite, or in the PostgreSQL pass on a database opened with openPostgres(url). The
+// first resource the package serves is the sample of a request.
+const SAMPLE = RESOURCES[0] ?? assert.fail('the package serves a resource');
 let db: EmbeddedDatabase;
 let app: App;
 let host: Server;
@@ -65,35 +68,37 @@ test(`a ${TEST_ENGINE === 'sqlite' ? 'in-memory' : 'PostgreSQL'} database, migra
 });
 
 test('create, list and read through the host, with the security headers and the access log', async () => {
-  const created = await postJson('/api/products', { name: '  Desk lamp ', priceInCents: 1999 });
+  const body = validBody(SAMPLE);
+  const created = await postJson(SAMPLE.path, body);
   assert.equal(created.status, 201);
-  const product = (await created.json()) as { id: number; name: string };
-  assert.equal(product.name, 'Desk lamp');
-  assert.equal(created.headers.get('location'), `/api/products/${product.id}`);
+  const stored = (await created.json()) as { id: number };
+  assert.deepEqual(stored, { ...stored, ...body });
+  assert.equal(created.headers.get('location'), `${SAMPLE.path}/${stored.id}`);
   assert.equal(created.headers.get('x-content-type-options'), 'nosniff');
   assert.equal(created.headers.get('cache-control'), 'no-store');
-  const list = (await (await fetch(`${base}/api/products`)).json()) as { id: number }[];
-  assert.equal(list[0]?.id, product.id);
-  assert.deepEqual(await (await fetch(`${base}/api/products/${product.id}`)).json(), product);
+  const list = (await (await fetch(`${base}${SAMPLE.path}`)).json()) as { id: number }[];
+  assert.equal(list[0]?.id, stored.id);
+  assert.deepEqual(await (await fetch(`${base}${SAMPLE.path}/${stored.id}`)).json(), stored);
   app.logger.flush();
   const lines = logLines.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { req: { url: string } });
-  assert.ok(lines.some((line) => line.req.url === '/api/products'), 'the app logs its own requests');
+  assert.ok(lines.some((line) => line.req.url === SAMPLE.path), 'the app logs its own requests');
   assert.ok(!lines.some((line) => line.req.url === '/health'), 'and not the host\'s');
 });
 
 test('errors are problem documents with the security headers', async () => {
-  const missing = await fetch(`${base}/api/products/424242`, { headers: { 'x-request-id': 'host-trace-1' } });
+  const missing = await fetch(`${base}${SAMPLE.path}/424242`, { headers: { 'x-request-id': 'host-trace-1' } });
   assert.equal(missing.status, 404);
   assert.equal(missing.headers.get('content-type'), 'application/problem+json');
   assert.equal(missing.headers.get('x-frame-options'), 'DENY');
   assert.equal(missing.headers.get('x-request-id'), 'host-trace-1');
   const problem = (await missing.json()) as Record<string, unknown>;
-  assert.deepEqual([problem['code'], problem['instance'], problem['requestId']], ['not_found', '/api/products/424242', 'host-trace-1']);
-  const invalid = await postJson('/api/workspaces', { name: '', extra: 1 });
+  assert.deepEqual([problem['code'], problem['instance'], problem['requestId']], ['not_found', `${SAMPLE.path}/424242`, 'host-trace-1']);
+  const invalid = await postJson(SAMPLE.path, { extra: 1 });
   assert.equal(invalid.status, 422);
-  const errors = ((await invalid.json()) as { errors: { code: string }[] }).errors.map((error) => error.code);
-  assert.deepEqual(errors.sort(), ['too_short', 'unknown_field']);
-  const notAllowed = await fetch(`${base}/api/workspaces`, { method: 'PUT' });
+  const errors = ((await invalid.json()) as { errors: { pointer: string; code: string }[] }).errors.map((error) => `${error.pointer} ${error.code}`);
+  const required = Object.entries(fieldsIn(SAMPLE)).filter(([, field]) => field.required && field.default === undefined).map(([name]) => `/${name} required`);
+  assert.deepEqual(errors, [...required, '/extra unknown_field']);
+  const notAllowed = await fetch(`${base}${SAMPLE.path}`, { method: 'PUT' });
   assert.equal(notAllowed.status, 405);
   assert.deepEqual(notAllowed.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'POST']);
 });

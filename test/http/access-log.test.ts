@@ -94,8 +94,8 @@ test('bodies, tokens and Authorization never reach the log', async () => {
       postJson(`${server.url}/api/products`, { name: 'BODY-MARKER-created', priceInCents: 1 }, auth),
       postJson(`${server.url}/api/products`, { name: 'x', 'BODY-MARKER-unknown': 1 }, auth),
       postJson(`${server.url}/api/products`, '{"BODY-MARKER-malformed', auth),
-      postJson(`${server.url}/api/workspaces`, { name: 'BODY-MARKER-ws' }, { authorization: 'Bearer WRONG-MARKER-token-value' }),
-      postJson(`${server.url}/api/workspaces`, { name: 'BODY-MARKER-ws' }, { authorization: 'Basic AUTH-MARKER' }),
+      postJson(`${server.url}/api/products`, { name: 'BODY-MARKER-refused', priceInCents: 1 }, { authorization: 'Bearer WRONG-MARKER-token-value' }),
+      postJson(`${server.url}/api/products`, { name: 'BODY-MARKER-refused', priceInCents: 1 }, { authorization: 'Basic AUTH-MARKER' }),
       fetch(`${server.url}/api/products`, { headers: auth }),
     ];
     const statuses = [];

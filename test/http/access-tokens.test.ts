@@ -59,10 +59,10 @@ describe('access tokens from a real provider: who may do what', () => {
   test('an app-only token as Entra ID sends it: its scopes in roles, not scp; only the exact names count', async () => {
     const now = Math.floor(Date.now() / 1000);
     const appOnly = (roles: unknown): string => provider.sign({ iss: provider.issuer, aud: API_AUDIENCE, sub: 'daemon-7', azp: 'daemon', exp: now + 300, roles });
-    const created = await postJson(`${server.url}/api/workspaces`, { name: 'by an app role' }, as(appOnly(['Task.Read', 'write'])));
+    const created = await postJson(`${server.url}/api/products`, { name: 'by an app role', priceInCents: 1 }, as(appOnly(['Task.Read', 'write'])));
     assert.equal(created.status, 201);
     for (const roles of [['Write', 'Task.Write'], 'write']) {
-      const refused = await postJson(`${server.url}/api/workspaces`, { name: 'refused' }, as(appOnly(roles)));
+      const refused = await postJson(`${server.url}/api/products`, { name: 'refused', priceInCents: 1 }, as(appOnly(roles)));
       assert.equal(refused.status, 403, JSON.stringify(roles));
     }
   });
@@ -75,13 +75,12 @@ describe('access tokens from a real provider: who may do what', () => {
     const reader = await provider.token('robot-1', 'read billing:read');
     assert.equal((await fetch(`${server.url}/api/products`, { headers: as(reader) })).status, 200);
     assert.equal((await fetch(`${server.url}${location}`, { headers: as(reader) })).status, 200);
-    assert.equal((await fetch(`${server.url}/api/workspaces`, { method: 'HEAD', headers: as(reader) })).status, 200);
+    assert.equal((await fetch(`${server.url}/api/products`, { method: 'HEAD', headers: as(reader) })).status, 200);
     const rows = await server.database.countRows('products');
     const refusals = [
       await postJson(`${server.url}/api/products`, { name: 'no', priceInCents: 1 }, as(reader)),
       await patchJson(`${server.url}${location}`, { name: 'renamed' }, as(reader)),
       await fetch(`${server.url}${location}`, { method: 'DELETE', headers: as(reader) }),
-      await postJson(`${server.url}/api/workspaces`, { name: 'no' }, as(reader)),
     ];
     for (const response of refusals) {
       assert.equal(response.status, 403);
@@ -95,7 +94,7 @@ describe('access tokens from a real provider: who may do what', () => {
   test('write and admin: every operation; a token with none of the service scopes: 403 even to read', async () => {
     for (const scope of ['write', 'admin']) {
       const token = await provider.token('robot-2', scope);
-      const created = await postJson(`${server.url}/api/workspaces`, { name: `by ${scope}` }, as(token));
+      const created = await postJson(`${server.url}/api/products`, { name: `by ${scope}`, priceInCents: 1 }, as(token));
       assert.equal(created.status, 201, scope);
       const location = created.headers.get('location') ?? '';
       assert.equal((await fetch(`${server.url}${location}`, { headers: as(token) })).status, 200, scope);

@@ -1,163 +1,146 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Resource } from '../../src/resources/resource.ts';
 import { assertProblem, NON_IDS } from '../support/assertions.ts';
-import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { changeOf, createAt, type Json, oneFieldChange } from '../support/resource-requests.ts';
+import { ALL_RESOURCES, refusals, representationMembers, fieldsIn } from '../support/resources.ts';
+import { patchJson, startTestServer, type TestServer } from '../support/server.ts';
+
+// PATCH as a JSON Merge Patch (docs/api.md, Requests that change) on every resource served, the test
+// resource included: the same rules as a create, every error at once, nothing changed by a refusal.
+// A resource's own rules (an archived product) are tested in its own file.
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { resources: ALL_RESOURCES });
 });
 after(() => server.stop());
 
-type Product = { id: number; name: string; priceInCents: number; status: number; createdAt: string; updatedAt: string };
+const read = async (path: string): Promise<Json> => (await (await fetch(`${server.url}${path}`)).json()) as Json;
+const patch = (path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> => patchJson(`${server.url}${path}`, body, headers);
+const codesOf = (problem: Json): string[] => (problem['errors'] as { pointer: string; code: string }[]).map((e) => `${e.pointer} ${e.code}`);
 
-async function createProduct(body: Record<string, unknown> = {}): Promise<Product> {
-  const response = await postJson(`${server.url}/api/products`, { name: 'Lamp', priceInCents: 100, ...body });
-  assert.equal(response.status, 201);
-  return (await response.json()) as Product;
+// Texts padded with white space, which the rules trim away.
+const padded = (body: Json): Json => Object.fromEntries(Object.entries(body).map(([field, value]) => [field, typeof value === 'string' ? ` ${value}\n` : value]));
+
+// The nth refused value of each field (its last, when it has fewer), with its error: a patch refusing every field.
+function refusedEach(resource: Resource, nth: number): { body: Json; codes: string[] } {
+  const body: Json = {};
+  const codes: string[] = [];
+  for (const field of Object.keys(fieldsIn(resource))) {
+    const all = refusals(resource).filter((refusal) => refusal.field === field);
+    const refusal = all[Math.min(nth, all.length - 1)];
+    assert.ok(refusal !== undefined, `${resource.plural}.${field} refuses a value`);
+    body[field] = refusal.value;
+    codes.push(`${refusal.pointer} ${refusal.code}`);
+  }
+  return { body, codes };
 }
 
-const read = async (id: number): Promise<Product> => (await (await fetch(`${server.url}/api/products/${id}`)).json()) as Product;
-const patchProduct = (id: number, body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
-  patchJson(`${server.url}/api/products/${id}`, body, headers);
+for (const resource of ALL_RESOURCES) {
+  const fields = Object.keys(fieldsIn(resource));
 
-test('PATCH replaces the members sent, keeps the others, moves updatedAt and the ETag, and answers what a GET reads', async () => {
-  const product = await createProduct();
-  await new Promise((resolve) => setTimeout(resolve, 5));
-  const response = await patchProduct(product.id, { name: '  Brass lamp ', priceInCents: 250 });
-  assert.equal(response.status, 200);
-  assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
-  assert.equal(response.headers.get('etag'), '"2"');
-  const changed = (await response.json()) as Product;
-  assert.deepEqual(Object.keys(changed), ['id', 'name', 'priceInCents', 'status', 'createdAt', 'updatedAt']);
-  assert.deepEqual({ ...changed, updatedAt: '' }, { ...product, name: 'Brass lamp', priceInCents: 250, updatedAt: '' });
-  assert.equal(changed.createdAt, product.createdAt);
-  assert.ok(changed.updatedAt > product.updatedAt, `${changed.updatedAt} moves past ${product.updatedAt}`);
-  assert.deepEqual(await read(product.id), changed);
-});
-
-test('application/json is accepted for PATCH with the same meaning, charset=utf-8 in any case too', async () => {
-  const product = await createProduct();
-  const json = await patchProduct(product.id, { status: 2 }, { 'content-type': 'application/json' });
-  assert.equal(json.status, 200);
-  assert.equal(((await json.json()) as Product).status, 2);
-  const withCharset = await patchProduct(product.id, { status: 1 }, { 'content-type': 'Application/Merge-Patch+JSON; Charset=UTF-8' });
-  assert.equal(withCharset.status, 200);
-});
-
-test('any other media type, or none, is 415 and changes nothing', async () => {
-  const product = await createProduct();
-  for (const type of ['text/plain', 'application/json-patch+json', 'application/merge-patch+json; charset=latin1', 'application/x-www-form-urlencoded']) {
-    await assertProblem(await patchProduct(product.id, { name: 'x' }, { 'content-type': type }), 415, 'unsupported_media_type', `/api/products/${product.id}`);
-  }
-  const none = await fetch(`${server.url}/api/products/${product.id}`, { method: 'PATCH', body: '{"name":"x"}' });
-  assert.equal(none.status, 415);
-  await none.arrayBuffer();
-  assert.deepEqual(await read(product.id), product);
-});
-
-test('a patch that changes no value (and {}) answers 200 with the same representation, updatedAt and ETag', async () => {
-  const product = await createProduct({ status: 1 });
-  for (const body of [{}, { name: 'Lamp' }, { name: '  Lamp  ', priceInCents: 100, status: 1 }]) {
-    const response = await patchProduct(product.id, body);
+  test(`${resource.plural}: PATCH replaces the members sent, keeps the others, moves updatedAt and the ETag, and answers what a GET reads`, async () => {
+    const made = await createAt(server.url, resource);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Every field but the last, when there is more than one: the last must be kept.
+    const sent = Object.fromEntries(Object.entries(changeOf(resource, made.body)).slice(0, Math.max(1, fields.length - 1)));
+    const response = await patch(made.path, padded(sent));
     assert.equal(response.status, 200);
-    assert.equal(response.headers.get('etag'), '"1"');
-    assert.deepEqual(await response.json(), product);
-  }
-  assert.deepEqual(await read(product.id), product);
-});
+    assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(response.headers.get('etag'), '"2"');
+    const changed = (await response.json()) as Json;
+    assert.deepEqual(Object.keys(changed), representationMembers(resource));
+    assert.deepEqual({ ...changed, updatedAt: '' }, { ...made.body, ...sent, updatedAt: '' });
+    assert.equal(changed['createdAt'], made.body['createdAt']);
+    assert.ok(String(changed['updatedAt']) > String(made.body['updatedAt']), `${String(changed['updatedAt'])} moves past ${String(made.body['updatedAt'])}`);
+    assert.deepEqual(await read(made.path), changed);
+  });
 
-test('every field follows its create rule, every error is reported at once, and nothing changes', async () => {
-  const product = await createProduct();
-  const response = await patchProduct(product.id, { name: ' ', priceInCents: -1, status: 3, price_in_cents: 5 });
-  const problem = await assertProblem(response, 422, 'validation_failed', `/api/products/${product.id}`);
-  const codes = (problem['errors'] as { pointer: string; code: string }[]).map((e) => `${e.pointer} ${e.code}`);
-  assert.deepEqual(codes, ['/name too_short', '/priceInCents too_small', '/status invalid_enum', '/price_in_cents unknown_field']);
-  assert.equal(problem['detail'], 'The request body has 4 invalid fields.');
-  const more = await patchProduct(product.id, { name: 'x'.repeat(201), priceInCents: 1.5, status: '2', __proto__x: 1 });
-  const moreCodes = ((await more.json()) as { errors: { code: string }[] }).errors.map((e) => e.code);
-  assert.deepEqual(moreCodes, ['too_long', 'not_integer', 'type', 'unknown_field']);
-  assert.deepEqual(await read(product.id), product);
-});
+  test(`${resource.plural}: application/json is accepted for PATCH with the same meaning, charset=utf-8 in any case too`, async () => {
+    const made = await createAt(server.url, resource);
+    const first = oneFieldChange(resource, made.body);
+    const json = await patch(made.path, first, { 'content-type': 'application/json' });
+    assert.equal(json.status, 200);
+    const changed = (await json.json()) as Json;
+    assert.deepEqual(changed, { ...made.body, ...first, updatedAt: changed['updatedAt'] });
+    const withCharset = await patch(made.path, oneFieldChange(resource, changed, 2), { 'content-type': 'Application/Merge-Patch+JSON; Charset=UTF-8' });
+    assert.equal(withCharset.status, 200);
+    assert.equal(withCharset.headers.get('etag'), '"3"');
+  });
 
-test('null is a type error for every field: no field can be removed', async () => {
-  const product = await createProduct();
-  const response = await patchProduct(product.id, { name: null, priceInCents: null, status: null });
-  const problem = await assertProblem(response, 422, 'validation_failed', `/api/products/${product.id}`);
-  assert.deepEqual(
-    (problem['errors'] as { pointer: string; code: string }[]).map((e) => `${e.pointer} ${e.code}`),
-    ['/name type', '/priceInCents type', '/status type'],
-  );
-  assert.deepEqual(await read(product.id), product);
-});
+  test(`${resource.plural}: any other media type, or none, is 415 and changes nothing`, async () => {
+    const made = await createAt(server.url, resource);
+    const change = changeOf(resource, made.body);
+    for (const type of ['text/plain', 'application/json-patch+json', 'application/merge-patch+json; charset=latin1', 'application/x-www-form-urlencoded']) {
+      await assertProblem(await patch(made.path, change, { 'content-type': type }), 415, 'unsupported_media_type', made.path);
+    }
+    const none = await fetch(`${server.url}${made.path}`, { method: 'PATCH', body: JSON.stringify(change) });
+    assert.equal(none.status, 415);
+    await none.arrayBuffer();
+    assert.deepEqual(await read(made.path), made.body);
+  });
 
-test('a body that is not one JSON object is 422 type at the root; not JSON is 400 invalid_json', async () => {
-  const product = await createProduct();
-  for (const body of ['[]', '[{"name":"x"}]', '1', '"x"', 'null', 'true']) {
-    const problem = await assertProblem(await patchProduct(product.id, body), 422, 'validation_failed', `/api/products/${product.id}`);
-    assert.deepEqual(problem['errors'], [{ pointer: '', code: 'type', detail: 'The request body must be a JSON object.' }]);
-  }
-  for (const body of ['', '{', '{"name":}', '{"name":"x"} extra']) {
-    await assertProblem(await patchProduct(product.id, body), 400, 'invalid_json', `/api/products/${product.id}`);
-  }
-  assert.deepEqual(await read(product.id), product);
-});
+  test(`${resource.plural}: a patch that changes no value (and {}) answers 200 with the same representation, updatedAt and ETag`, async () => {
+    const made = await createAt(server.url, resource);
+    const own = Object.fromEntries(fields.map((field) => [field, made.body[field]]));
+    const [first] = fields;
+    for (const body of [{}, { [first as string]: made.body[first as string] }, own, padded(own)]) {
+      const response = await patch(made.path, body);
+      assert.equal(response.status, 200, JSON.stringify(body));
+      assert.equal(response.headers.get('etag'), '"1"');
+      assert.deepEqual(await response.json(), made.body);
+    }
+    assert.deepEqual(await read(made.path), made.body);
+  });
 
-test('an archived product cannot change name or price (409 product_archived), and nothing changes', async () => {
-  const product = await createProduct({ status: 2 });
-  for (const body of [{ name: 'Renamed' }, { priceInCents: 1 }, { name: 'Renamed', status: 2 }]) {
-    const problem = await assertProblem(await patchProduct(product.id, body), 409, 'product_archived', `/api/products/${product.id}`);
-    assert.equal(problem['title'], 'Conflict');
-  }
-  assert.deepEqual(await read(product.id), product);
-});
+  test(`${resource.plural}: every field follows its create rule, every error is reported at once, and nothing changes`, async () => {
+    const made = await createAt(server.url, resource);
+    const rounds = Math.max(...fields.map((field) => refusals(resource).filter((refusal) => refusal.field === field).length));
+    for (let nth = 0; nth < rounds; nth++) {
+      const { body, codes } = refusedEach(resource, nth);
+      const unknown = nth % 2 === 0 ? 'snake_case_member' : '__proto__x';
+      const response = await patch(made.path, { ...body, [unknown]: 5 });
+      const problem = await assertProblem(response, 422, 'validation_failed', made.path);
+      assert.deepEqual(codesOf(problem), [...codes, `/${unknown} unknown_field`]);
+      assert.equal(problem['detail'], `The request body has ${codes.length + 1} invalid fields.`);
+    }
+    assert.deepEqual(await read(made.path), made.body);
+  });
 
-test('archiving and renaming in one patch is refused too; archiving alone is fine', async () => {
-  const product = await createProduct({ status: 1 });
-  await assertProblem(await patchProduct(product.id, { status: 2, priceInCents: 5 }), 409, 'product_archived', `/api/products/${product.id}`);
-  const archived = await patchProduct(product.id, { status: 2 });
-  assert.equal(archived.status, 200);
-  assert.deepEqual({ ...((await archived.json()) as Product), updatedAt: '' }, { ...product, status: 2, updatedAt: '' });
-});
+  test(`${resource.plural}: null is a type error for every field: no field can be removed`, async () => {
+    const made = await createAt(server.url, resource);
+    const response = await patch(made.path, Object.fromEntries(fields.map((field) => [field, null])));
+    const problem = await assertProblem(response, 422, 'validation_failed', made.path);
+    assert.deepEqual(codesOf(problem), fields.map((field) => `/${field} type`));
+    assert.deepEqual(await read(made.path), made.body);
+  });
 
-test('an archived product may be unarchived, or unarchived and edited in one step; sending its own values is no change', async () => {
-  const product = await createProduct({ status: 2 });
-  const same = await patchProduct(product.id, { name: 'Lamp', priceInCents: 100 });
-  assert.equal(same.status, 200, 'the stored values are not "another name or price"');
-  const edited = await patchProduct(product.id, { status: 1, name: 'Back again', priceInCents: 7 });
-  assert.equal(edited.status, 200);
-  const body = (await edited.json()) as Product;
-  assert.deepEqual([body.status, body.name, body.priceInCents], [1, 'Back again', 7]);
-  assert.equal(edited.headers.get('etag'), '"2"');
-});
+  test(`${resource.plural}: a body that is not one JSON object is 422 type at the root; not JSON is 400 invalid_json`, async () => {
+    const made = await createAt(server.url, resource);
+    for (const body of ['[]', `[${JSON.stringify(changeOf(resource, made.body))}]`, '1', '"x"', 'null', 'true']) {
+      const problem = await assertProblem(await patch(made.path, body), 422, 'validation_failed', made.path);
+      assert.deepEqual(problem['errors'], [{ pointer: '', code: 'type', detail: 'The request body must be a JSON object.' }]);
+    }
+    for (const body of ['', '{', `{"${fields[0]}":}`, `${JSON.stringify(changeOf(resource, made.body))} extra`]) {
+      await assertProblem(await patch(made.path, body), 400, 'invalid_json', made.path);
+    }
+    assert.deepEqual(await read(made.path), made.body);
+  });
 
-test('PATCH of an unknown or malformed id is 404, whatever the body', async () => {
-  await assertProblem(await patchProduct(99_999_999, { name: 'x' }), 404, 'not_found', '/api/products/99999999');
-  await assertProblem(await patchProduct(99_999_999, { name: 'x' }, { 'if-match': '*' }), 404, 'not_found', '/api/products/99999999');
-  for (const id of NON_IDS) {
-    const response = await patchJson(`${server.url}/api/products/${id}`, { name: 'x' });
-    await assertProblem(response, 404, 'not_found', `/api/products/${id}`);
-  }
-});
+  test(`${resource.plural}: PATCH of an unknown or malformed id is 404, whatever the body`, async () => {
+    const made = await createAt(server.url, resource);
+    const change = changeOf(resource, made.body);
+    const unknown = `${resource.path}/99999999`;
+    await assertProblem(await patch(unknown, change), 404, 'not_found', unknown);
+    await assertProblem(await patch(unknown, change, { 'if-match': '*' }), 404, 'not_found', unknown);
+    for (const id of NON_IDS) await assertProblem(await patch(`${resource.path}/${id}`, change), 404, 'not_found', `${resource.path}/${id}`);
+  });
 
-test('workspaces: PATCH renames by the same name rule, no-op keeps the version, null and other members are errors', async () => {
-  const created = await postJson(`${server.url}/api/workspaces`, { name: 'Acme' });
-  const workspace = (await created.json()) as { id: number; name: string; updatedAt: string };
-  const url = `${server.url}/api/workspaces/${workspace.id}`;
-  const renamed = await patchJson(url, { name: ' Acme Ltd ' });
-  assert.equal(renamed.status, 200);
-  assert.equal(renamed.headers.get('etag'), '"2"');
-  assert.equal(((await renamed.json()) as { name: string }).name, 'Acme Ltd');
-  const same = await patchJson(url, { name: 'Acme Ltd' });
-  assert.equal(same.headers.get('etag'), '"2"');
-  await same.arrayBuffer();
-  const problem = await assertProblem(await patchJson(url, { name: null, priceInCents: 1 }), 422, 'validation_failed', `/api/workspaces/${workspace.id}`);
-  assert.deepEqual((problem['errors'] as { code: string }[]).map((e) => e.code), ['type', 'unknown_field']);
-});
-
-test('a body over the limit is 413 before it is read, and changes nothing', async () => {
-  const product = await createProduct();
-  const big = JSON.stringify({ name: 'x'.repeat(20_000) });
-  await assertProblem(await patchProduct(product.id, big), 413, 'payload_too_large', `/api/products/${product.id}`);
-  assert.deepEqual(await read(product.id), product);
-});
+  test(`${resource.plural}: a body over the limit is 413 before it is read, and changes nothing`, async () => {
+    const made = await createAt(server.url, resource);
+    const big = JSON.stringify({ [fields[0] as string]: 'x'.repeat(20_000) });
+    await assertProblem(await patch(made.path, big), 413, 'payload_too_large', made.path);
+    assert.deepEqual(await read(made.path), made.body);
+  });
+}

@@ -1,26 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SECURITY_HEADERS } from '../../src/http/security-headers.ts';
+import type { Resource } from '../../src/resources/resource.ts';
 import { assertProblem } from '../support/assertions.ts';
+import { changeOf, createAt, type Json } from '../support/resource-requests.ts';
+import { ALL_RESOURCES, validBody } from '../support/resources.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
+// ETags and conditional requests (docs/api.md) on every resource served, the test resource included.
 let server: TestServer;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { resources: ALL_RESOURCES });
 });
 after(() => server.stop());
 
-async function create(resource: 'products' | 'workspaces'): Promise<{ url: string; etag: string; body: Record<string, unknown> }> {
-  const body = resource === 'products' ? { name: 'Lamp', priceInCents: 1 } : { name: 'Acme' };
-  const response = await postJson(`${server.url}/api/${resource}`, body);
-  assert.equal(response.status, 201);
-  const etag = response.headers.get('etag') ?? '';
-  return { url: `${server.url}${response.headers.get('location')}`, etag, body: (await response.json()) as Record<string, unknown> };
+async function create(resource: Resource): Promise<{ url: string; etag: string; body: Json }> {
+  const made = await createAt(server.url, resource);
+  return { url: `${server.url}${made.path}`, etag: made.etag, body: made.body };
 }
 
-for (const resource of ['products', 'workspaces'] as const) {
-  test(`${resource}: every response with one representation has a strong ETag that moves with every change`, async () => {
-    const { url, etag } = await create(resource);
+for (const resource of ALL_RESOURCES) {
+  const { plural } = resource;
+  test(`${plural}: every response with one representation has a strong ETag that moves with every change`, async () => {
+    const { url, etag, body } = await create(resource);
     assert.match(etag, /^"[^"]+"$/, 'strong: no W/ prefix');
     const get = await fetch(url);
     assert.equal(get.headers.get('etag'), etag);
@@ -28,9 +30,10 @@ for (const resource of ['products', 'workspaces'] as const) {
     const head = await fetch(url, { method: 'HEAD' });
     assert.equal(head.headers.get('etag'), etag);
     const seen = new Set([etag]);
-    for (const name of ['one', 'two', 'three']) {
-      const patched = await patchJson(url, { name });
-      await patched.arrayBuffer();
+    let current = body;
+    for (const n of [1, 2, 3]) {
+      const patched = await patchJson(url, changeOf(resource, current, n));
+      current = (await patched.json()) as Json;
       const next = patched.headers.get('etag') ?? '';
       assert.ok(!seen.has(next), `${next} is new`);
       seen.add(next);
@@ -38,7 +41,7 @@ for (const resource of ['products', 'workspaces'] as const) {
     }
   });
 
-  test(`${resource}: If-None-Match with the current tag is 304 with the ETag and security headers and no body`, async () => {
+  test(`${plural}: If-None-Match with the current tag is 304 with the ETag and security headers and no body`, async () => {
     const { url, etag } = await create(resource);
     for (const method of ['GET', 'HEAD']) {
       for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
@@ -57,29 +60,28 @@ for (const resource of ['products', 'workspaces'] as const) {
     await stale.arrayBuffer();
   });
 
-  test(`${resource}: PATCH and DELETE with a stale If-Match are 412 and change nothing`, async () => {
+  test(`${plural}: PATCH and DELETE with a stale If-Match are 412 and change nothing`, async () => {
     const { url, etag, body } = await create(resource);
-    const changed = await patchJson(url, { name: 'changed once' });
+    const changed = await patchJson(url, changeOf(resource, body));
     const current = changed.headers.get('etag') ?? '';
-    const representation = await changed.json();
-    const stalePatch = await patchJson(url, { name: 'lost update' }, { 'if-match': etag });
+    const representation = (await changed.json()) as Json;
+    const stalePatch = await patchJson(url, changeOf(resource, representation), { 'if-match': etag });
     const problem = await assertProblem(stalePatch, 412, 'precondition_failed', new URL(url).pathname);
     assert.equal(problem['title'], 'Precondition Failed');
     await assertProblem(await fetch(url, { method: 'DELETE', headers: { 'if-match': etag } }), 412, 'precondition_failed', new URL(url).pathname);
-    await assertProblem(await patchJson(url, { name: 'weak' }, { 'if-match': `W/${current}` }), 412, 'precondition_failed', new URL(url).pathname);
+    await assertProblem(await patchJson(url, changeOf(resource, representation, 2), { 'if-match': `W/${current}` }), 412, 'precondition_failed', new URL(url).pathname);
     const now = await fetch(url);
     assert.equal(now.headers.get('etag'), current);
     assert.deepEqual(await now.json(), representation);
     assert.notDeepEqual(representation, body);
   });
 
-  test(`${resource}: If-Match with the current tag, in a list, or * lets PATCH and DELETE through`, async () => {
-    const { url, etag } = await create(resource);
-    const listed = await patchJson(url, { name: 'listed' }, { 'if-match': `"nope", ${etag}` });
+  test(`${plural}: If-Match with the current tag, in a list, or * lets PATCH and DELETE through`, async () => {
+    const { url, etag, body } = await create(resource);
+    const listed = await patchJson(url, changeOf(resource, body), { 'if-match': `"nope", ${etag}` });
     assert.equal(listed.status, 200);
     const next = listed.headers.get('etag') ?? '';
-    await listed.arrayBuffer();
-    const any = await patchJson(url, { name: 'any' }, { 'if-match': '*' });
+    const any = await patchJson(url, changeOf(resource, (await listed.json()) as Json, 2), { 'if-match': '*' });
     assert.equal(any.status, 200);
     const last = any.headers.get('etag') ?? '';
     assert.notEqual(last, next);
@@ -89,26 +91,26 @@ for (const resource of ['products', 'workspaces'] as const) {
     await assertProblem(await fetch(url, { method: 'DELETE', headers: { 'if-match': '*' } }), 404, 'not_found', new URL(url).pathname);
   });
 
-  test(`${resource}: a malformed If-Match or If-None-Match is 400 invalid_header naming it`, async () => {
-    const { url } = await create(resource);
+  test(`${plural}: a malformed If-Match or If-None-Match is 400 invalid_header naming it`, async () => {
+    const { url, body } = await create(resource);
     const path = new URL(url).pathname;
     for (const header of ['1', 'W/1', '"a" "b"', '*, "1"', '"unterminated', 'W/ "1"']) {
-      const problem = await assertProblem(await patchJson(url, { name: 'x' }, { 'if-match': header }), 400, 'invalid_header', path);
+      const problem = await assertProblem(await patchJson(url, changeOf(resource, body), { 'if-match': header }), 400, 'invalid_header', path);
       assert.deepEqual((problem['errors'] as { parameter: string }[]).map((e) => e.parameter), ['If-Match']);
       await assertProblem(await fetch(url, { method: 'DELETE', headers: { 'if-match': header } }), 400, 'invalid_header', path);
       await assertProblem(await fetch(url, { headers: { 'if-none-match': header } }), 400, 'invalid_header', path);
     }
     assert.equal((await fetch(url)).status, 200, 'nothing was deleted');
   });
-}
 
-test('the ETag of a 201 is replayed with the stored response for the same Idempotency-Key', async () => {
-  const headers = { 'idempotency-key': 'etag-replay-1' };
-  const first = await postJson(`${server.url}/api/products`, { name: 'Keyed', priceInCents: 1 }, headers);
-  const url = `${server.url}${first.headers.get('location')}`;
-  await patchJson(url, { name: 'changed since' });
-  const again = await postJson(`${server.url}/api/products`, { name: 'Keyed', priceInCents: 1 }, headers);
-  assert.equal(again.headers.get('idempotent-replayed'), 'true');
-  assert.equal(again.headers.get('etag'), first.headers.get('etag'));
-  assert.deepEqual(await again.json(), await first.json());
-});
+  test(`${plural}: the ETag of a 201 is replayed with the stored response for the same Idempotency-Key`, async () => {
+    const headers = { 'idempotency-key': `etag-replay-${plural}` };
+    const first = await postJson(`${server.url}${resource.path}`, validBody(resource, 4), headers);
+    const made = (await first.json()) as Json;
+    await patchJson(`${server.url}${first.headers.get('location')}`, changeOf(resource, made));
+    const again = await postJson(`${server.url}${resource.path}`, validBody(resource, 4), headers);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+    assert.deepEqual(await again.json(), made);
+  });
+}

@@ -5,7 +5,9 @@ import { patchJson, postJson, startTestServer, type TestServer } from '../suppor
 
 const APP = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
-const EXPOSED = 'ETag, Location, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, WWW-Authenticate';
+const EXPOSED = 'ETag, Location, Link, Retry-After, RateLimit, RateLimit-Policy, X-Request-Id, Idempotent-Replayed, WWW-Authenticate, Api-Version, Deprecation, Sunset';
+// Every answer under /api varies with the Api-Version request header too (docs/versions.md).
+const VARY = 'Origin, Api-Version';
 
 /** Every CORS response header, by its lower-case name, or null when absent. */
 function corsOf(headers: Headers): Record<string, string | null> {
@@ -25,7 +27,7 @@ function assertAllowed(response: Response, origin: string, label: string): void 
       'access-control-allow-headers': null,
       'access-control-max-age': null,
       'access-control-allow-credentials': null,
-      vary: 'Origin',
+      vary: VARY,
       'set-cookie': null,
     },
     label,
@@ -97,7 +99,7 @@ describe('SVC_CORS_ORIGINS with a list: every answer to an allowed origin carrie
     assert.equal(response.status, 413);
     assert.equal(response.headers['access-control-allow-origin'], APP);
     assert.equal(response.headers['access-control-expose-headers'], EXPOSED);
-    assert.equal(response.headers['vary'], 'Origin');
+    assert.equal(response.headers['vary'], VARY);
   });
 
   test('an origin not listed, or one written another way, gets no CORS header; Vary: Origin is still sent', async () => {
@@ -105,13 +107,13 @@ describe('SVC_CORS_ORIGINS with a list: every answer to an allowed origin carrie
     for (const origin of [OTHER, 'http://app.example.com', 'https://app.example.com:8443', 'https://app.example.com.evil.example', 'https://App.Example.com', 'null', '']) {
       const response = await fetch(`${url}/api/products`, { headers: from(origin) });
       assert.equal(response.status, 200);
-      assertRefused(response, 'Origin', JSON.stringify(origin));
+      assertRefused(response, VARY, JSON.stringify(origin));
     }
-    assertRefused(await fetch(`${url}/api/nowhere`, { headers: from(OTHER) }), 'Origin', '404 to another origin');
+    assertRefused(await fetch(`${url}/api/nowhere`, { headers: from(OTHER) }), VARY, '404 to another origin');
   });
 
   test('a request without Origin (not from a page of another origin) gets no CORS header but Vary: Origin', async () => {
-    assertRefused(await fetch(`${url}/api/products`), 'Origin', 'no Origin');
+    assertRefused(await fetch(`${url}/api/products`), VARY, 'no Origin');
   });
 
   test('cookies play no part: one sent is ignored, none is set, credentials are never allowed', async () => {
@@ -131,7 +133,7 @@ describe('SVC_CORS_ORIGINS=*: any origin, with Access-Control-Allow-Origin: *', 
   test('every origin, errors included, gets *; no Origin gets none', async () => {
     assertAllowed(await fetch(`${server.url}/api/products`, { headers: from(OTHER) }), '*', 'list');
     assertAllowed(await fetch(`${server.url}/api/nowhere`, { headers: from('null') }), '*', '404 to a sandboxed page');
-    assertRefused(await fetch(`${server.url}/api/products`), 'Origin', 'no Origin');
+    assertRefused(await fetch(`${server.url}/api/products`), VARY, 'no Origin');
   });
 });
 
@@ -143,11 +145,11 @@ describe('CORS off (SVC_CORS_ORIGINS empty): no CORS header, ever', () => {
   after(() => server.stop());
 
   test('an Origin changes nothing, and a preflight is an OPTIONS request like any other: 405 with Allow', async () => {
-    assertRefused(await fetch(`${server.url}/api/products`, { headers: from(APP) }), null, 'GET');
+    assertRefused(await fetch(`${server.url}/api/products`, { headers: from(APP) }), 'Api-Version', 'GET');
     const preflight = await fetch(`${server.url}/api/products`, { method: 'OPTIONS', headers: from(APP, { 'access-control-request-method': 'POST' }) });
     assert.equal(preflight.status, 405);
     assert.equal(preflight.headers.get('allow'), 'GET, POST, HEAD');
-    assertRefused(preflight, null, 'preflight');
+    assertRefused(preflight, 'Api-Version', 'preflight');
   });
 });
 
@@ -159,7 +161,7 @@ describe('rate limiting, shutting down and SVC_API_TOKEN with CORS on', () => {
   after(() => server.stop());
 
   test('401 of a write without the token carries them, WWW-Authenticate exposed', async () => {
-    const response = await postJson(`${server.url}/api/workspaces`, { name: 'x' }, from(APP));
+    const response = await postJson(`${server.url}/api/products`, { name: 'x', priceInCents: 1 }, from(APP));
     assert.equal(response.status, 401);
     assert.equal(response.headers.get('www-authenticate'), 'Bearer');
     assertAllowed(response, APP, '401');

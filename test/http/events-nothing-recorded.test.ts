@@ -4,8 +4,8 @@ import { eventually } from '../support/assertions.ts';
 import { bearer, type KeysServer, startKeysServer } from '../support/keys.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 
-// §16: only a committed change of a product or a workspace records an event. The keys and webhook
-// endpoints change other things, and record none; and the live stream is read from a browser like
+// §16: only a committed change of a resource records an event. The keys and webhook endpoints change
+// other things, and record none (a product is the marker that shows where the feed stands); and the live stream is read from a browser like
 // any other answer (CORS, §14), its refusals included.
 
 interface WireEvent {
@@ -22,19 +22,19 @@ after(() => server.stop());
 
 const admin = (): Record<string, string> => bearer(server.admin.key);
 
-// Creates a workspace named `name` and waits until the feed shows it; the events from `from` up to it.
+// Creates a product named `name` and waits until the feed shows it; the events from `from` up to it.
 async function marker(name: string, from: string | null): Promise<{ before: WireEvent[]; id: string }> {
-  const created = await postJson(`${server.url}/api/workspaces`, { name }, admin());
+  const created = await postJson(`${server.url}/api/products`, { name, priceInCents: 1 }, admin());
   assert.equal(created.status, 201);
   const { id } = (await created.json()) as { id: number };
   let seen: WireEvent[] = [];
-  await eventually(`the event of workspace ${name}`, async () => {
+  await eventually(`the event of product ${name}`, async () => {
     const response = await fetch(`${server.url}/api/events?limit=200${from === null ? '' : `&after=${from}`}`, { headers: admin() });
     assert.equal(response.status, 200);
     seen = (await response.json()) as WireEvent[];
-    return seen.some((event) => event.type === 'workspace.created' && event.data.id === id);
+    return seen.some((event) => event.type === 'product.created' && event.data.id === id);
   });
-  const at = seen.findIndex((event) => event.type === 'workspace.created' && event.data.id === id);
+  const at = seen.findIndex((event) => event.type === 'product.created' && event.data.id === id);
   return { before: seen.slice(0, at), id: (seen[at] as WireEvent).id };
 }
 

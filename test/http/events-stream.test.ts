@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { openStream, type StreamMessage } from '../support/event-stream.ts';
-import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { rawConnect } from '../ops/support.ts';
 
 // The live stream of docs/events.md over real sockets, on the run's engine: the format, where it starts,
@@ -204,31 +204,32 @@ describe('the live stream', () => {
   });
 
   test('?type= keeps only those types: on a live stream, one resumed from the reader\'s recent events, and one resumed from the database', async () => {
-    const createWorkspace = async (name: string): Promise<void> => {
-      assert.equal((await postJson(`${server.url}/api/workspaces`, { name })).status, 201);
+    const renamed = await createProduct(server.url, 'to rename');
+    const rename = async (name: string): Promise<void> => {
+      assert.equal((await patchJson(`${server.url}/api/products/${renamed}`, { name })).status, 200);
     };
     const all = await openStream(`${server.url}/api/events`);
-    const filtered = await openStream(`${server.url}/api/events?type=workspace.created`);
+    const filtered = await openStream(`${server.url}/api/events?type=product.updated`);
     await Promise.all([all.waitForComments(1, 5_000), filtered.waitForComments(1, 5_000)]);
     await createProduct(server.url, 'p1');
-    await createWorkspace('w1');
+    await rename('w1');
     await createProduct(server.url, 'p2');
-    await createWorkspace('w2');
+    await rename('w2');
     const everything = await all.waitFor(4);
     const names = (messages: readonly StreamMessage[]): string[] => messages.map((message) => `${message.event} ${eventOf(message).data.name}`);
     // Two messages in order: had a product.created come, it would be among them.
-    assert.deepEqual(names(await filtered.waitFor(2)), ['workspace.created w1', 'workspace.created w2'], 'live');
+    assert.deepEqual(names(await filtered.waitFor(2)), ['product.updated w1', 'product.updated w2'], 'live');
     filtered.close();
     const fromW1 = everything[1]?.id as string;
     // While `all` keeps the process's reader running, a resumed stream joins from its recent events;
     // once every stream is closed, it reads from the database itself.
-    const expected = ['workspace.created w2'];
+    const expected = ['product.updated w2'];
     for (const keeper of [all, null]) {
-      const resumed = await openStream(`${server.url}/api/events?type=workspace.created`, { 'last-event-id': fromW1 });
+      const resumed = await openStream(`${server.url}/api/events?type=product.updated`, { 'last-event-id': fromW1 });
       try {
         const name = keeper === null ? 'from the database' : 'from the reader';
-        await createWorkspace(name);
-        expected.push(`workspace.created ${name}`);
+        await rename(name);
+        expected.push(`product.updated ${name}`);
         assert.deepEqual(names(await resumed.waitFor(expected.length)), expected, name);
       } finally {
         resumed.close();

@@ -49,7 +49,7 @@ test('a failing read is 500 internal_error with nothing internal, logged once wi
 });
 
 test('a failing read by id and a failing write are 500 too', async () => {
-  await assertBare500(await fetch(`${server.url}/api/workspaces/1`, { signal: AbortSignal.timeout(10_000) }), '/api/workspaces/1');
+  await assertBare500(await fetch(`${server.url}/api/products/1`, { signal: AbortSignal.timeout(10_000) }), '/api/products/1');
   const requestId = await assertBare500(await fetch(`${server.url}/api/products`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

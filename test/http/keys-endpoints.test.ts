@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type KeysServer, startKeysServer } from '../support/keys.ts';
-import { postJson, startTestServer } from '../support/server.ts';
+import { patchJson, postJson, startTestServer } from '../support/server.ts';
 
 type Json = Record<string, unknown>;
 const KEY_SHAPE = /^svc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}$/;
@@ -110,15 +110,16 @@ describe('the keys endpoints (SVC_AUTH=keys, admin)', () => {
     }
   });
 
-  test('GET and DELETE of an id that is not a key, or not of a key id\'s shape, are 404', async () => {
+  test('GET, PATCH and DELETE of an id that is not a key, or not of a key id\'s shape, are 404', async () => {
     for (const id of ['AAAAAAAAAAAA', 'abc', '1', server.admin.key, `${server.admin.id}x`, server.admin.id.toLowerCase() === server.admin.id ? server.admin.id.toUpperCase() : server.admin.id.toLowerCase()]) {
-      for (const answer of [await read(`/api/keys/${encodeURIComponent(id)}`), await revoke(`/api/keys/${encodeURIComponent(id)}`)]) {
+      const path = `/api/keys/${encodeURIComponent(id)}`;
+      for (const answer of [await read(path), await patchJson(`${server.url}${path}`, { name: 'x' }, auth), await revoke(path)]) {
         assert.equal(answer.status, 404, id);
         assert.equal(((await answer.json()) as Json)['detail'], 'No API key has this id.');
       }
     }
-    const allow = (await fetch(`${server.url}/api/keys/${server.admin.id}`, { method: 'PATCH', headers: auth })).headers.get('allow');
-    assert.equal(allow, 'GET, DELETE, HEAD');
+    const allow = (await fetch(`${server.url}/api/keys/${server.admin.id}`, { method: 'PUT', headers: auth })).headers.get('allow');
+    assert.equal(allow, 'GET, PATCH, DELETE, HEAD');
   });
 
   test('DELETE revokes: 204, the key stays listed with revokedAt and ETag "2"; a second DELETE is 204 and keeps the first time', async () => {

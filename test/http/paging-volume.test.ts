@@ -1,28 +1,32 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import type { Resource } from '../../src/resources/resource.ts';
+import { ALL_RESOURCES, filtersOf, validBody } from '../support/resources.ts';
 import { postJson, startTestServer, type TestServer } from '../support/server.ts';
 
 // More items than the largest page (200): a walk at limit=200 must find a next page after a full one,
-// and every item exactly once. (test/http/paging.test.ts walks 60 items, less than one such page.)
+// and every item exactly once; on every resource served (the test resource included), and under each
+// of its list filters. (test/http/paging.test.ts walks 60 items, less than one such page.)
 const MAX_LIMIT = 200;
 const COUNT = MAX_LIMIT + 50;
-const RESOURCES = { products: (i: number) => ({ name: `volume ${i}`, priceInCents: i }), workspaces: (i: number) => ({ name: `volume ${i}` }) };
 
 let server: TestServer;
-const created: Record<string, number[]> = {};
+const created = new Map<Resource, number[]>();
 before(async () => {
-  server = await startTestServer();
-  for (const [resource, body] of Object.entries(RESOURCES)) {
+  server = await startTestServer({}, { resources: ALL_RESOURCES });
+  for (const resource of ALL_RESOURCES) {
+    // Every item holds the value each filter walks by, so a filtered walk passes a full page too.
+    const filtered = Object.fromEntries(filtersOf(resource).map((filter) => [filter.field, filter.value]));
     const ids: number[] = [];
     // In batches, in order: ids grow with i.
     for (let start = 0; start < COUNT; start += 25) {
-      const batch = Array.from({ length: Math.min(25, COUNT - start) }, (_, i) => postJson(`${server.url}/api/${resource}`, body(start + i)));
+      const batch = Array.from({ length: Math.min(25, COUNT - start) }, (_, i) => postJson(`${server.url}${resource.path}`, { ...validBody(resource, start + i), ...filtered }));
       for (const response of await Promise.all(batch)) {
         assert.equal(response.status, 201);
         ids.push(((await response.json()) as { id: number }).id);
       }
     }
-    created[resource] = ids.sort((a, b) => b - a);
+    created.set(resource, ids.sort((a, b) => b - a));
   }
 });
 after(() => server.stop());
@@ -40,22 +44,26 @@ async function walk(first: string): Promise<number[][]> {
   return pages;
 }
 
-for (const resource of Object.keys(RESOURCES)) {
-  test(`${resource}: ${COUNT} items walked at limit=${MAX_LIMIT}: a full page, then the rest, each item once`, async () => {
-    const pages = await walk(`/api/${resource}?limit=${MAX_LIMIT}`);
+for (const resource of ALL_RESOURCES) {
+  const { path, plural } = resource;
+
+  test(`${plural}: ${COUNT} items walked at limit=${MAX_LIMIT}: a full page, then the rest, each item once`, async () => {
+    const pages = await walk(`${path}?limit=${MAX_LIMIT}`);
     assert.deepEqual(pages.map((page) => page.length), [MAX_LIMIT, COUNT - MAX_LIMIT]);
-    assert.deepEqual(pages.flat(), created[resource]);
+    assert.deepEqual(pages.flat(), created.get(resource));
   });
 
-  test(`${resource}: ${COUNT} items walked at the default limit: five pages of 50`, async () => {
-    const pages = await walk(`/api/${resource}`);
+  test(`${plural}: ${COUNT} items walked at the default limit: five pages of 50`, async () => {
+    const pages = await walk(path);
     assert.deepEqual(pages.map((page) => page.length), [50, 50, 50, 50, 50]);
-    assert.deepEqual(pages.flat(), created[resource]);
+    assert.deepEqual(pages.flat(), created.get(resource));
   });
-}
 
-test(`products: the status filter walks past a full page of ${MAX_LIMIT} too`, async () => {
-  const pages = await walk(`/api/products?status=1&limit=${MAX_LIMIT}`);
-  assert.deepEqual(pages.map((page) => page.length), [MAX_LIMIT, COUNT - MAX_LIMIT]);
-  assert.deepEqual(pages.flat(), created['products']);
-});
+  for (const { field, value } of filtersOf(resource)) {
+    test(`${plural}: the ${field} filter walks past a full page of ${MAX_LIMIT} too`, async () => {
+      const pages = await walk(`${path}?${field}=${value}&limit=${MAX_LIMIT}`);
+      assert.deepEqual(pages.map((page) => page.length), [MAX_LIMIT, COUNT - MAX_LIMIT]);
+      assert.deepEqual(pages.flat(), created.get(resource));
+    });
+  }
+}

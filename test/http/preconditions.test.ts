@@ -1,23 +1,21 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
+import type { Resource } from '../../src/resources/resource.ts';
 import { assertProblem } from '../support/assertions.ts';
-import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { changeOf, createAt, type Json, tableOf } from '../support/resource-requests.ts';
+import { ALL_RESOURCES } from '../support/resources.ts';
+import { patchJson, startTestServer, type TestServer } from '../support/server.ts';
 
-// RFC 9110 §13.2.2 on every method of one resource (docs/api.md, ETags and conditional requests): If-Match first (strong comparison),
-// then If-None-Match (weak comparison); If-Unmodified-Since and If-Modified-Since are ignored.
+// RFC 9110 §13.2.2 on every method of every resource served, the test resource included (docs/api.md,
+// ETags and conditional requests): If-Match first (strong comparison), then If-None-Match (weak
+// comparison); If-Unmodified-Since and If-Modified-Since are ignored.
 
 let server: TestServer;
 before(async () => {
-  server = await startTestServer();
+  server = await startTestServer({}, { resources: ALL_RESOURCES });
 });
 after(() => server.stop());
-
-const RESOURCES = {
-  products: { table: 'products', body: { name: 'Lamp', priceInCents: 1 } },
-  workspaces: { table: 'workspaces', body: { name: 'Acme' } },
-} as const;
-type Resource = keyof typeof RESOURCES;
 
 // Each header value as a function of the current tag, and whether it names that tag (for If-Match,
 // by strong comparison; for If-None-Match, by weak comparison).
@@ -42,14 +40,12 @@ interface Stored {
   url: string;
   path: string;
   tag: string;
-  body: unknown;
+  body: Json;
 }
 
 async function create(resource: Resource): Promise<Stored> {
-  const response = await postJson(`${server.url}/api/${resource}`, RESOURCES[resource].body);
-  assert.equal(response.status, 201);
-  const path = response.headers.get('location') ?? '';
-  return { url: `${server.url}${path}`, path, tag: response.headers.get('etag') ?? '', body: await response.json() };
+  const made = await createAt(server.url, resource);
+  return { url: `${server.url}${made.path}`, path: made.path, tag: made.etag, body: made.body };
 }
 
 function conditions(tag: string, ifMatch: (typeof IF_MATCH)[number], ifNoneMatch: (typeof IF_NONE_MATCH)[number]): Record<string, string> {
@@ -67,12 +63,13 @@ async function assertUnchanged(resource: Resource, stored: Stored, rows: number,
   assert.equal(now.status, 200, `${at}: still there`);
   assert.equal(now.headers.get('etag'), stored.tag, `${at}: same ETag`);
   assert.deepEqual(await now.json(), stored.body, `${at}: same representation`);
-  assert.equal(await server.database.countRows(RESOURCES[resource].table), rows, `${at}: same number of rows`);
+  assert.equal(await server.database.countRows(tableOf(resource)), rows, `${at}: same number of rows`);
 }
 
-for (const resource of Object.keys(RESOURCES) as Resource[]) {
+for (const resource of ALL_RESOURCES) {
+  const { plural } = resource;
   for (const method of ['GET', 'HEAD'] as const) {
-    test(`${resource}: ${method} evaluates If-Match, then If-None-Match: 412, 304 or 200`, async () => {
+    test(`${plural}: ${method} evaluates If-Match, then If-None-Match: 412, 304 or 200`, async () => {
       const stored = await create(resource);
       for (const ifMatch of IF_MATCH) {
         for (const ifNoneMatch of IF_NONE_MATCH) {
@@ -94,16 +91,18 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     });
   }
 
-  test(`${resource}: PATCH evaluates If-Match, then If-None-Match; a failure is 412 and changes nothing`, async () => {
+  test(`${plural}: PATCH evaluates If-Match, then If-None-Match; a failure is 412 and changes nothing`, async () => {
     for (const ifMatch of IF_MATCH) {
       for (const ifNoneMatch of IF_NONE_MATCH) {
         const at = `PATCH If-Match ${ifMatch.label}, If-None-Match ${ifNoneMatch.label}`;
         const stored = await create(resource);
-        const rows = await server.database.countRows(RESOURCES[resource].table);
-        const response = await patchJson(stored.url, { name: 'Renamed' }, conditions(stored.tag, ifMatch, ifNoneMatch));
+        const rows = await server.database.countRows(tableOf(resource));
+        const change = changeOf(resource, stored.body);
+        const response = await patchJson(stored.url, change, conditions(stored.tag, ifMatch, ifNoneMatch));
         if (ifMatch.passes && !ifNoneMatch.hits) {
           assert.equal(response.status, 200, at);
-          assert.equal(((await response.json()) as { name: string }).name, 'Renamed');
+          const changed = (await response.json()) as Json;
+          assert.deepEqual(changed, { ...stored.body, ...change, updatedAt: changed['updatedAt'] }, at);
           assert.notEqual(response.headers.get('etag'), stored.tag, `${at}: the ETag moved`);
           continue;
         }
@@ -115,17 +114,17 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     }
   });
 
-  test(`${resource}: DELETE evaluates If-Match, then If-None-Match; a failure is 412 and deletes nothing`, async () => {
+  test(`${plural}: DELETE evaluates If-Match, then If-None-Match; a failure is 412 and deletes nothing`, async () => {
     for (const ifMatch of IF_MATCH) {
       for (const ifNoneMatch of IF_NONE_MATCH) {
         const at = `DELETE If-Match ${ifMatch.label}, If-None-Match ${ifNoneMatch.label}`;
         const stored = await create(resource);
-        const rows = await server.database.countRows(RESOURCES[resource].table);
+        const rows = await server.database.countRows(tableOf(resource));
         const response = await fetch(stored.url, { method: 'DELETE', headers: conditions(stored.tag, ifMatch, ifNoneMatch) });
         if (ifMatch.passes && !ifNoneMatch.hits) {
           assert.equal(response.status, 204, at);
           assert.equal((await fetch(stored.url)).status, 404, `${at}: deleted`);
-          assert.equal(await server.database.countRows(RESOURCES[resource].table), rows - 1, `${at}: one row fewer`);
+          assert.equal(await server.database.countRows(tableOf(resource)), rows - 1, `${at}: one row fewer`);
           continue;
         }
         await assertProblem(response, 412, 'precondition_failed', stored.path);
@@ -134,12 +133,12 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     }
   });
 
-  test(`${resource}: a resource that does not exist is 404 on every method, whatever the preconditions say`, async () => {
+  test(`${plural}: a resource that does not exist is 404 on every method, whatever the preconditions say`, async () => {
     const gone = await create(resource);
     assert.equal((await fetch(gone.url, { method: 'DELETE' })).status, 204);
     for (const headers of [{ 'if-match': '*' }, { 'if-match': gone.tag }, { 'if-none-match': '*' }, { 'if-none-match': gone.tag }, { 'if-match': '"0"', 'if-none-match': '*' }]) {
       for (const method of ['GET', 'HEAD', 'PATCH', 'DELETE']) {
-        const init = method === 'PATCH' ? { method, headers: { ...headers, 'content-type': 'application/json' }, body: '{"name":"x"}' } : { method, headers };
+        const init = method === 'PATCH' ? { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(changeOf(resource, gone.body)) } : { method, headers };
         const response = await fetch(gone.url, init);
         assert.equal(response.status, 404, `${method} ${JSON.stringify(headers)}`);
         await response.arrayBuffer();
@@ -147,14 +146,14 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     }
   });
 
-  test(`${resource}: a malformed If-Match or If-None-Match is 400 invalid_header on every method, and changes nothing`, async () => {
+  test(`${plural}: a malformed If-Match or If-None-Match is 400 invalid_header on every method, and changes nothing`, async () => {
     const stored = await create(resource);
-    const rows = await server.database.countRows(RESOURCES[resource].table);
+    const rows = await server.database.countRows(tableOf(resource));
     for (const name of ['If-Match', 'If-None-Match']) {
       for (const value of ['3', 'W/3', '"a" "b"', '*, "1"']) {
         for (const method of ['GET', 'PATCH', 'DELETE']) {
           const headers = { [name]: value, 'content-type': 'application/json' };
-          const response = await fetch(stored.url, method === 'PATCH' ? { method, headers, body: '{"name":"x"}' } : { method, headers });
+          const response = await fetch(stored.url, method === 'PATCH' ? { method, headers, body: JSON.stringify(changeOf(resource, stored.body)) } : { method, headers });
           const problem = await assertProblem(response, 400, 'invalid_header', stored.path);
           assert.deepEqual((problem['errors'] as { parameter: string }[]).map((error) => error.parameter), [name], `${method} ${name}: ${value}`);
         }
@@ -162,7 +161,7 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     }
     await assertUnchanged(resource, stored, rows, 'after malformed preconditions');
     // Judged before the resource is looked up: an unknown id with a malformed field is 400 too.
-    const missing = `/api/${resource}/999999999`;
+    const missing = `${resource.path}/999999999`;
     for (const method of ['GET', 'HEAD', 'PATCH', 'DELETE']) {
       const headers = { 'if-none-match': 'W/3', 'content-type': 'application/json' };
       const response = await fetch(`${server.url}${missing}`, method === 'PATCH' ? { method, headers, body: '{}' } : { method, headers });
@@ -171,7 +170,7 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     }
   });
 
-  test(`${resource}: If-Unmodified-Since and If-Modified-Since are ignored (no Last-Modified is sent)`, async () => {
+  test(`${plural}: If-Unmodified-Since and If-Modified-Since are ignored (no Last-Modified is sent)`, async () => {
     const stored = await create(resource);
     const past = 'Sat, 01 Jan 2000 00:00:00 GMT';
     const future = 'Fri, 01 Jan 2100 00:00:00 GMT';
@@ -179,17 +178,18 @@ for (const resource of Object.keys(RESOURCES) as Resource[]) {
     assert.equal(read.status, 200);
     assert.equal(read.headers.get('last-modified'), null);
     await read.arrayBuffer();
-    const patched = await patchJson(stored.url, { name: 'Later' }, { 'if-unmodified-since': past });
+    const patched = await patchJson(stored.url, changeOf(resource, stored.body), { 'if-unmodified-since': past });
     assert.equal(patched.status, 200);
     await patched.arrayBuffer();
   });
 
-  test(`${resource}: If-None-Match on a change is evaluated in its transaction: of concurrent PATCHes that each refuse the next version, exactly one applies`, async () => {
+  test(`${plural}: If-None-Match on a change is evaluated in its transaction: of concurrent PATCHes that each refuse the next version, exactly one applies`, async () => {
     for (let round = 0; round < 5; round++) {
       const stored = await create(resource);
       // The version after one change (docs/api.md, ETags are the row's version).
       const next = `"${Number(JSON.parse(stored.tag)) + 1}"`;
-      const statuses = await burst(Array.from({ length: 10 }, (_, i) => patchRequest(stored.path, `{"name":"Racer ${i}"}`, next)));
+      // Each racer's patch changes the stored resource, so whichever applies first moves the version.
+      const statuses = await burst(Array.from({ length: 10 }, (_, i) => patchRequest(stored.path, JSON.stringify(changeOf(resource, stored.body, i + 1)), next)));
       assert.deepEqual(statuses.sort(), [200, ...Array<number>(9).fill(412)], `round ${round}`);
       assert.equal((await fetch(stored.url, { method: 'HEAD' })).headers.get('etag'), next);
     }

@@ -1,20 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertProblem } from '../support/assertions.ts';
-import { postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { createAt } from '../support/resource-requests.ts';
+import { ALL_RESOURCES } from '../support/resources.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
+// Routing (docs/api.md): 404 for unknown paths, 405 with Allow for a known path's other methods, HEAD
+// wherever GET is; every resource served (the test resource included) and every route of the app.
 let server: TestServer;
-let productId = 0;
-let workspaceId = 0;
+// An existing item of each resource, by its path (`/api/gadgets` → `/api/gadgets/3`).
+const items = new Map<string, string>();
 before(async () => {
-  server = await startTestServer();
-  productId = ((await (await postJson(`${server.url}/api/products`, { name: 'P', priceInCents: 1 })).json()) as { id: number }).id;
-  workspaceId = ((await (await postJson(`${server.url}/api/workspaces`, { name: 'W' })).json()) as { id: number }).id;
+  server = await startTestServer({}, { resources: ALL_RESOURCES });
+  for (const resource of ALL_RESOURCES) items.set(resource.path, (await createAt(server.url, resource)).path);
 });
 after(() => server.stop());
 
+const itemOf = (path: string): string => items.get(path) as string;
+
 test('an unknown path is 404 not_found, whatever the method', async () => {
-  for (const path of ['/', '/api', '/api/nothing', '/api/products/1/extra', '/API/products', '/api/products/', '/api/ping/', '/favicon.ico']) {
+  const perResource = ALL_RESOURCES.flatMap(({ path, plural }) => [`${path}/1/extra`, `/API/${plural}`, `/api/${plural.toUpperCase()}`, `${path}/`]);
+  for (const path of ['/', '/api', '/api/nothing', ...perResource, '/api/ping/', '/favicon.ico']) {
     const problem = await assertProblem(await fetch(`${server.url}${path}`), 404, 'not_found', path);
     assert.equal(problem['title'], 'Not Found');
   }
@@ -27,15 +33,20 @@ test('the query string is not part of the path, and not part of instance', async
 });
 
 test('a known path with another method is 405 with Allow', async () => {
+  const LIST = ['GET', 'HEAD', 'POST'];
+  const ITEM = ['DELETE', 'GET', 'HEAD', 'PATCH'];
   const cases: [string, string, string[]][] = [
-    ['DELETE', '/api/products', ['GET', 'HEAD', 'POST']],
-    ['PUT', '/api/workspaces', ['GET', 'HEAD', 'POST']],
     ['POST', '/api/ping', ['GET', 'HEAD']],
-    ['PUT', `/api/products/${productId}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
-    ['POST', `/api/workspaces/${workspaceId}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
-    ['OPTIONS', '/api/products', ['GET', 'HEAD', 'POST']],
-    // The path shape is known even when the id is not.
-    ['POST', '/api/products/abc', ['DELETE', 'GET', 'HEAD', 'PATCH']],
+    ...ALL_RESOURCES.flatMap(({ path }): [string, string, string[]][] => [
+      ['DELETE', path, LIST],
+      ['PUT', path, LIST],
+      ['PATCH', path, LIST],
+      ['OPTIONS', path, LIST],
+      ['PUT', itemOf(path), ITEM],
+      ['POST', itemOf(path), ITEM],
+      // The path shape is known even when the id is not.
+      ['POST', `${path}/abc`, ITEM],
+    ]),
   ];
   for (const [method, path, allow] of cases) {
     const response = await fetch(`${server.url}${path}`, { method });
@@ -63,7 +74,7 @@ async function assertHeadMatchesGet(path: string): Promise<{ status: number; bod
 }
 
 test('HEAD on every GET route has the GET status and headers and no body', async () => {
-  const paths = ['/api/ping', '/api/products', `/api/products/${productId}`, '/api/workspaces', `/api/workspaces/${workspaceId}`, '/api/products?limit=1', '/api/products/999999', '/api/products?limit=0'];
+  const paths = ['/api/ping', ...ALL_RESOURCES.flatMap(({ path }) => [path, itemOf(path), `${path}?limit=1`, `${path}/999999`, `${path}?limit=0`])];
   for (const path of paths) await assertHeadMatchesGet(path);
 });
 
@@ -76,11 +87,12 @@ test('GET and HEAD /api/openapi.json: 200, the OpenAPI 3.1 document, and a HEAD 
 test('every route the app serves answers HEAD as it answers GET', async () => {
   const getRoutes = server.app.routes.filter((route) => route.method === 'GET').map((route) => route.pattern);
   // The routes docs/api.md lists are among them, so this loop cannot pass by running over nothing.
-  for (const pattern of ['/api/ping', '/api/openapi.json', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}']) {
+  for (const pattern of ['/api/ping', '/api/openapi.json', ...ALL_RESOURCES.flatMap(({ path }) => [path, `${path}/{id}`])]) {
     assert.ok(getRoutes.includes(pattern), `GET ${pattern} is not served`);
   }
   for (const pattern of getRoutes) {
-    const path = pattern.replace('{id}', String(pattern.startsWith('/api/workspaces/') ? workspaceId : productId));
-    await assertHeadMatchesGet(path);
+    // An item of the resource the pattern is under (any id elsewhere: an unknown webhook is 404 alike).
+    const item = items.get(pattern.replace('/{id}', '')) ?? pattern.replace('{id}', '1');
+    await assertHeadMatchesGet(pattern.includes('{id}') ? item : pattern);
   }
 });

@@ -49,7 +49,6 @@ test('200 and 201 carry every security header', async () => {
   await check(await fetch(`${server.url}/api/ping`), 200, JSON_TYPE);
   await check(await fetch(`${server.url}/api/products`), 200, JSON_TYPE);
   await check(await postJson(`${server.url}/api/products`, { name: 'x', priceInCents: 1 }), 201, JSON_TYPE);
-  await check(await postJson(`${server.url}/api/workspaces`, { name: 'x' }), 201, JSON_TYPE);
 });
 
 test('400, 404, 405, 415 and 422 carry every security header', async () => {

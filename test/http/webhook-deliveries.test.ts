@@ -33,6 +33,12 @@ describe('webhook deliveries', () => {
     assert.equal(response.status, 201);
     return (await response.json()) as Json;
   };
+  // A product's second event: its price changed.
+  const change = async (made: Json, priceInCents: number): Promise<Json> => {
+    const response = await patchJson(`${server.url}/api/products/${String(made['id'])}`, { priceInCents });
+    assert.equal(response.status, 200);
+    return (await response.json()) as Json;
+  };
   const log = async (id: number, query = ''): Promise<Json[]> => (await (await fetch(`${server.url}/api/webhooks/${id}/deliveries${query}`)).json()) as Json[];
   const settled = (id: number, status: number, count = 1): Promise<Json[]> =>
     eventually(async () => {
@@ -44,7 +50,7 @@ describe('webhook deliveries', () => {
     receiver = await startReceiver();
     const { id, secret } = await subscribe({ url: receiver.url });
     const made = await product('first');
-    await postJson(`${server.url}/api/workspaces`, { name: 'acme' });
+    await change(made, 101);
     const [first, second] = await receiver.waitFor(2);
     for (const request of [first, second] as Received[]) {
       const event = verifyDelivery(secret, request) as Json;
@@ -55,27 +61,27 @@ describe('webhook deliveries', () => {
       assert.deepEqual(Object.keys(event), ['id', 'type', 'createdAt', 'data']);
     }
     const types = [first, second].map((request) => (JSON.parse((request as Received).body) as Json)['type']).sort();
-    assert.deepEqual(types, ['product.created', 'workspace.created']);
+    assert.deepEqual(types, ['product.created', 'product.updated']);
     const created = [first, second].map((request) => JSON.parse((request as Received).body) as Json).find((event) => event['type'] === 'product.created');
     assert.deepEqual(created?.['data'], made);
     const entries = await settled(id, 2, 2);
     assert.deepEqual(Object.keys(entries[0] as Json), ['eventId', 'eventType', 'status', 'attempts', 'lastAttemptAt', 'lastResponseStatus', 'nextAttemptAt']);
     assert.deepEqual(entries.map((entry) => [entry['attempts'], entry['lastResponseStatus'], entry['nextAttemptAt']]), [[1, 200, null], [1, 200, null]]);
-    assert.deepEqual(entries.map((entry) => entry['eventType']), ['workspace.created', 'product.created']);
+    assert.deepEqual(entries.map((entry) => entry['eventType']), ['product.updated', 'product.created']);
     await new Promise((resolve) => setTimeout(resolve, 500));
     assert.equal(receiver.received.length, 2);
   });
 
   test('a webhook gets only the types it takes; a disabled one, nothing; a deleted one, nothing more', async () => {
     receiver = await startReceiver();
-    const { id } = await subscribe({ url: receiver.url, events: ['workspace.created'] });
+    const { id } = await subscribe({ url: receiver.url, events: ['product.updated'] });
     const disabled = await subscribe({ url: `${receiver.url}/disabled`, status: 2 });
-    await product();
-    await postJson(`${server.url}/api/workspaces`, { name: 'only this' });
+    const made = await product();
+    await change(made, 101);
     const [request] = await receiver.waitFor(1);
-    assert.equal((JSON.parse((request as Received).body) as Json)['type'], 'workspace.created');
+    assert.equal((JSON.parse((request as Received).body) as Json)['type'], 'product.updated');
     assert.equal((await fetch(`${server.url}/api/webhooks/${id}`, { method: 'DELETE' })).status, 204);
-    await postJson(`${server.url}/api/workspaces`, { name: 'after the delete' });
+    await change(made, 102);
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.equal(receiver.received.length, 1);
     assert.deepEqual(await log(disabled.id), []);

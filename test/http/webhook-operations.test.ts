@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { closeDatabase } from '../../src/db/engine.ts';
 import { startWebhookDeliveries } from '../../src/index.ts';
 import { scrape } from '../support/scrape.ts';
-import { postJson, startTestServer } from '../support/server.ts';
+import { patchJson, postJson, startTestServer } from '../support/server.ts';
 import { createTestDatabase } from '../support/test-database.ts';
 import { eventually, startReceiver, verifyDelivery } from '../support/webhook-receiver.ts';
 
@@ -23,11 +23,13 @@ describe('webhook deliveries: fairness, metrics, embedding', () => {
     slow.answer = () => 'hang';
     try {
       assert.equal((await postJson(`${server.url}/api/webhooks`, { url: slow.url, events: ['product.created'] })).status, 201);
-      assert.equal((await postJson(`${server.url}/api/webhooks`, { url: healthy.url, events: ['workspace.created'] })).status, 201);
-      for (let i = 0; i < 60; i++) await postJson(`${server.url}/api/products`, { name: `backlog ${i}`, priceInCents: 1 });
+      let backlog = 0;
+      assert.equal((await postJson(`${server.url}/api/webhooks`, { url: healthy.url, events: ['product.updated'] })).status, 201);
+      for (let i = 0; i < 60; i++) backlog = ((await (await postJson(`${server.url}/api/products`, { name: `backlog ${i}`, priceInCents: 1 })).json()) as { id: number }).id;
       await slow.waitFor(1);
       const sentAt = Date.now();
-      assert.equal((await postJson(`${server.url}/api/workspaces`, { name: 'urgent' })).status, 201);
+      // The healthy webhook's one event: a change of a product of the backlog.
+      assert.equal((await patchJson(`${server.url}/api/products/${String(backlog)}`, { name: 'urgent' })).status, 200);
       const [delivered] = await healthy.waitFor(1, 20_000);
       const latency = (delivered?.at ?? Infinity) - sentAt;
       assert.ok(latency < 3_000, `the healthy receiver waited ${latency} ms`);
@@ -70,10 +72,10 @@ describe('webhook deliveries: fairness, metrics, embedding', () => {
     waits.answer = (_request, index) => (index === 0 ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 200 });
     try {
       const subscribe = async (url: string, events: string[]): Promise<number> => Number(((await (await postJson(`${server.url}/api/webhooks`, { url, events })).json()) as Json)['id']);
-      const goneId = await subscribe(gone.url, ['workspace.created']);
+      const goneId = await subscribe(gone.url, ['product.updated']);
       const waitsId = await subscribe(waits.url, ['product.created']);
       const product = (await (await postJson(`${server.url}/api/products`, { name: 'waits an hour', priceInCents: 1 })).json()) as Json;
-      assert.equal((await postJson(`${server.url}/api/workspaces`, { name: 'gone' })).status, 201);
+      assert.equal((await patchJson(`${server.url}/api/products/${String(product['id'])}`, { name: 'gone' })).status, 200);
       const metricsUrl = server.metricsUrl ?? '';
       const counted = await eventually(async () => {
         const figures = await scrape(metricsUrl);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
+import { RESOURCES } from '../support/resources.ts';
 
 type Json = Record<string, unknown>;
 const TOKEN = 'webhooks-need-the-token-0123';
@@ -79,7 +80,7 @@ describe('SVC_API_TOKEN guards the webhooks, reads included', () => {
       headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
     });
     assert.equal(preflight.status, 204);
-    for (const path of ['/api/products', '/api/workspaces', '/api/events', '/api/ping']) {
+    for (const path of [...RESOURCES.map((resource) => `/api/${resource.plural}`), '/api/events', '/api/ping']) {
       const response = await fetch(`${server.url}${path}`);
       await response.arrayBuffer();
       assert.equal(response.status, 200, path);

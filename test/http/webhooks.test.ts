@@ -1,9 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Resource } from '../../src/resources/resource.ts';
+import { createAt, eventTypesOf, type Json } from '../support/resource-requests.ts';
+import { ALL_RESOURCES, RESOURCES } from '../support/resources.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 
-type Json = Record<string, unknown>;
+// Every event type of every resource served (the test resource's 50..52 included), in the order of
+// their stored numbers: what a webhook's `events` takes and answers.
+const TYPES = ALL_RESOURCES.flatMap((resource) => eventTypesOf(resource).map((type, i) => [type, Object.values(resource.events)[i] as number] as const))
+  .sort(([, a], [, b]) => a - b)
+  .map(([type]) => type);
+const SAMPLE = RESOURCES[0] as Resource;
+const [CREATED] = eventTypesOf(SAMPLE);
 const SECRET_SHAPE = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const MEMBERS = ['id', 'url', 'events', 'status', 'createdAt', 'updatedAt'];
 // Disabled: these tests record no events, and a disabled webhook is never sent to anyway (no DNS, no traffic).
@@ -13,7 +22,7 @@ describe('the webhook endpoints', () => {
   let server: TestServer;
   let receiver: Receiver;
   before(async () => {
-    server = await startTestServer({ SVC_BODY_LIMIT_BYTES: '4096' });
+    server = await startTestServer({ SVC_BODY_LIMIT_BYTES: '4096' }, { resources: ALL_RESOURCES });
     receiver = await startReceiver();
   });
   after(async () => {
@@ -30,12 +39,12 @@ describe('the webhook endpoints', () => {
   };
 
   test('POST makes a webhook: 201 with exactly the Webhook members and its secret, Location and ETag; reads never show the secret', async () => {
-    const response = await create({ url: 'https://hooks.example.com/svc', events: ['workspace.deleted', 'product.created'], status: 2 });
+    const response = await create({ url: 'https://hooks.example.com/svc', events: [...TYPES].reverse(), status: 2 });
     assert.equal(response.status, 201);
     const body = (await response.json()) as Json;
     assert.deepEqual(Object.keys(body), [...MEMBERS, 'secret']);
     assert.match(String(body['secret']), SECRET_SHAPE);
-    assert.deepEqual([body['url'], body['events'], body['status']], ['https://hooks.example.com/svc', ['product.created', 'workspace.deleted'], 2]);
+    assert.deepEqual([body['url'], body['events'], body['status']], ['https://hooks.example.com/svc', TYPES, 2]);
     assert.equal(body['createdAt'], body['updatedAt']);
     assert.equal(response.headers.get('location'), `/api/webhooks/${body['id']}`);
     assert.equal(response.headers.get('etag'), '"1"');
@@ -57,10 +66,10 @@ describe('the webhook endpoints', () => {
     const cases: [unknown, string[]][] = [
       [{}, ['/url required']],
       [{ url: 'ftp://x.example.com', events: [], status: 3 }, ['/url invalid_url', '/events too_short', '/status invalid_enum']],
-      [{ url: 'not a url', events: ['product.created', 'product.made', 7, 'product.created'], hook: 1 }, [
+      [{ url: 'not a url', events: [CREATED, `${SAMPLE.singular}.made`, 7, CREATED], hook: 1 }, [
         '/url invalid_url', '/events/1 invalid_enum', '/events/2 type', '/events/3 duplicate', '/hook unknown_field',
       ]],
-      [{ url: 7, events: 'product.created', status: '1' }, ['/url type', '/events type', '/status type']],
+      [{ url: 7, events: CREATED, status: '1' }, ['/url type', '/events type', '/status type']],
       [{ url: 'https://user:pw@hooks.example.com/' }, ['/url invalid_url']],
       [{ url: 'https://hooks.example.com/#frag' }, ['/url invalid_url']],
       [{ url: `https://hooks.example.com/${'a'.repeat(2048)}` }, ['/url invalid_url']],
@@ -91,8 +100,7 @@ describe('the webhook endpoints', () => {
       const errors = ((await answer.json()) as Json)['errors'] as Json[];
       assert.deepEqual(errors.map((error) => `${error['pointer']} ${error['code']}`), ['/url forbidden_target'], url);
     }
-    const product = await postJson(`${server.url}/api/products`, { name: 'lamp', priceInCents: 1 });
-    assert.equal(product.status, 201);
+    await createAt(server.url, SAMPLE);
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.equal(receiver.received.length, 0);
   });
@@ -125,13 +133,15 @@ describe('the webhook endpoints', () => {
   });
 
   test('PATCH: a merge patch of url, events and status; "events": null removes the filter; any other null is a type error', async () => {
-    const webhook = await made({ ...HOOK, events: ['product.created'] });
+    const webhook = await made({ ...HOOK, events: [CREATED] });
     const path = `${server.url}/api/webhooks/${webhook['id']}`;
-    const changed = await patchJson(path, { url: 'https://other.example.com/x', events: ['workspace.created', 'product.deleted'] });
+    // Two types of two resources, sent in the reverse of their order.
+    const [first, last] = TYPES.filter((type) => type === eventTypesOf(ALL_RESOURCES[0] as Resource)[1] || type === eventTypesOf(ALL_RESOURCES.at(-1) as Resource)[2]) as [string, string];
+    const changed = await patchJson(path, { url: 'https://other.example.com/x', events: [last, first] });
     assert.equal(changed.status, 200);
     assert.equal(changed.headers.get('etag'), '"2"');
     const body = (await changed.json()) as Json;
-    assert.deepEqual([body['url'], body['events'], body['status']], ['https://other.example.com/x', ['product.deleted', 'workspace.created'], 2]);
+    assert.deepEqual([body['url'], body['events'], body['status']], ['https://other.example.com/x', [first, last], 2]);
     assert.deepEqual(Object.keys(body), MEMBERS);
     const cleared = (await (await patchJson(path, { events: null })).json()) as Json;
     assert.equal(cleared['events'], null);
@@ -202,7 +212,7 @@ describe('the webhook endpoints', () => {
     const operations = ['listWebhooks', 'createWebhook', 'getWebhook', 'changeWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'listWebhookDeliveries', 'retryWebhookDelivery'];
     for (const id of operations) assert.ok(page.includes(id), id);
     const webhooks = document['webhooks'] as Record<string, { post: { parameters: Json[] } }>;
-    assert.deepEqual(Object.keys(webhooks), ['product.created', 'product.updated', 'product.deleted', 'workspace.created', 'workspace.updated', 'workspace.deleted']);
-    for (const entry of Object.values(webhooks)) assert.deepEqual(entry.post.parameters.map((p) => p['name']), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    assert.deepEqual(Object.keys(webhooks), ALL_RESOURCES.flatMap(eventTypesOf));
+    for (const entry of Object.values(webhooks)) assert.deepEqual(entry.post.parameters.map((p) => p['name']), ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'Api-Version']);
   });
 });

@@ -39,19 +39,6 @@ test('GET /api/workspaces lists newest first with exactly the documented members
   for (const item of list) assert.deepEqual(Object.keys(item), ['id', 'name', 'createdAt', 'updatedAt']);
 });
 
-test('workspaces and products are separate collections with their own ids', async () => {
-  const workspace = (await (await postJson(`${server.url}/api/workspaces`, { name: 'W' })).json()) as { id: number };
-  const products = (await (await fetch(`${server.url}/api/products`)).json()) as unknown[];
-  assert.deepEqual(products, []);
-  await assertProblem(await fetch(`${server.url}/api/products/${workspace.id}`), 404, 'not_found', `/api/products/${workspace.id}`);
-});
-
-test('a product body is refused on workspaces: its extra members are unknown_field', async () => {
-  const response = await postJson(`${server.url}/api/workspaces`, { name: 'W', priceInCents: 1 });
-  const problem = await assertProblem(response, 422, 'validation_failed', '/api/workspaces');
-  assert.deepEqual(problem['errors'], [{ pointer: '/priceInCents', code: 'unknown_field', detail: 'priceInCents is not a known field' }]);
-});
-
 test('an unknown id, or one that is not a positive safe integer, is 404', async () => {
   await assertProblem(await fetch(`${server.url}/api/workspaces/424242`), 404, 'not_found', '/api/workspaces/424242');
   for (const id of NON_IDS) {

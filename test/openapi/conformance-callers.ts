@@ -4,6 +4,7 @@ import { SCOPE_NAMES, type ScopeName } from '../../src/callers/scopes.ts';
 import { bearer, guessedKey } from '../support/keys.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { type ConformanceRun, responseOf } from './conformance-run.ts';
+import { validBody } from '../support/resources.ts';
 import { postJson } from '../support/server.ts';
 import { type RefusedCredential, refusedTokens, type ScopedCredentials, tokenByTheDocument } from './conformance-tokens.ts';
 import { operationsOf, responseOf as documentedResponse } from './operations.ts';
@@ -12,6 +13,8 @@ import { operationsOf, responseOf as documentedResponse } from './operations.ts'
 // answers outside any operation (unknown path, 405, what node:http cannot parse); and with jwt, the
 // document's directions to a token, followed against the provider the service trusts.
 type Json = Record<string, unknown>;
+// The headers of an API version (docs/versions.md), which only answers under /api carry.
+const VERSION_HEADERS = ['Api-Version', 'Vary', 'Deprecation', 'Sunset', 'Link'];
 
 // Where each operation is sent: an id that names nothing, so an operation let through changes nothing.
 function urlOf(run: ConformanceRun, key: string): { method: string; pattern: string; url: string } {
@@ -106,7 +109,9 @@ function scopeTests(run: ConformanceRun): void {
 export function outsideOperationTests(run: ConformanceRun): void {
   test('answers outside any operation (unknown path, 405, unparseable HTTP, 414, 431) are documented problems', async () => {
     const problem = { $ref: '#/components/schemas/Problem' };
-    const code = async (res: Response): Promise<unknown> => ((await run.checker.checkOutsideOperations(res, problem)) as Json)['code'];
+    const code = async (res: Response, mayLack: readonly string[] = []): Promise<unknown> => ((await run.checker.checkOutsideOperations(res, problem, mayLack)) as Json)['code'];
+    // What node:http cannot parse has no path, so it is under no /api: no API version is said.
+    const unparsed = async (res: Response): Promise<unknown> => code(res, VERSION_HEADERS);
     assert.equal(await code(await run.get('/api/nothing-here')), 'not_found');
     const notAllowed = await run.get('/api/ping', { method: 'DELETE' });
     assert.equal(notAllowed.headers.get('allow'), 'GET, HEAD');
@@ -118,9 +123,10 @@ export function outsideOperationTests(run: ConformanceRun): void {
         assert.equal(await code(stranger), 'unauthorized', `${path}: 401 before 404 or 405`);
       }
     }
-    assert.equal(await code(responseOf(await rawRequest(run.url, 'GARBAGE / HTTP/1.1\r\nHost: x'))), 'bad_request');
-    assert.equal(await code(responseOf(await rawRequest(run.url, `GET /api/products?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x`))), 'uri_too_long');
-    assert.equal(await code(responseOf(await rawRequest(run.url, `GET /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}`))), 'headers_too_large');
+    assert.equal(await unparsed(responseOf(await rawRequest(run.url, 'GARBAGE / HTTP/1.1\r\nHost: x'))), 'bad_request');
+    const [sample] = run.resources;
+    assert.equal(await unparsed(responseOf(await rawRequest(run.url, `GET ${sample?.path ?? '/api/ping'}?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x`))), 'uri_too_long');
+    assert.equal(await unparsed(responseOf(await rawRequest(run.url, `GET /api/ping HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}`))), 'headers_too_large');
   });
 }
 
@@ -128,8 +134,11 @@ export function outsideOperationTests(run: ConformanceRun): void {
 export function tokenDirectionsTest(run: ConformanceRun): void {
   test('a token got as the document directs (discovery, token endpoint, audience) is taken', async () => {
     const token = await tokenByTheDocument(run.document, run.provider);
-    const made = await run.expectStatus('POST', '/api/workspaces', postJson(`${run.url}/api/workspaces`, { name: 'By the book' }, bearer(token)), 201);
-    await run.expectStatus('GET', '/api/workspaces/{id}', fetch(`${run.url}/api/workspaces/${String(made['id'])}`, { headers: bearer(token) }), 200);
+    // One resource as the sample: the token is the same for every operation.
+    const [sample] = run.resources;
+    assert.ok(sample !== undefined);
+    const made = await run.expectStatus('POST', sample.path, postJson(`${run.url}${sample.path}`, validBody(sample, 0, run.version), bearer(token)), 201);
+    await run.expectStatus('GET', `${sample.path}/{id}`, fetch(`${run.url}${sample.path}/${String(made['id'])}`, { headers: bearer(token) }), 200);
   });
 }
 

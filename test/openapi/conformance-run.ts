@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import type { RawResponse } from '../support/raw-http.ts';
 import type { ApiKeyRequest } from '../../src/api-keys.ts';
+import type { Resource } from '../../src/resources/resource.ts';
 import type { IdentityProvider } from '../support/identity-provider.ts';
-import { bearer, type KeysServer, type MadeKey, startKeysServer } from '../support/keys.ts';
+import { bearer, type MadeKey, makeKey } from '../support/keys.ts';
+import type { VersionView } from '../../src/versions/api-versions.ts';
+import { ALL_RESOURCES, DEFAULT_VERSION } from '../support/resources.ts';
 import { ConformanceChecker } from '../support/schema-conformance.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
 import { type ScopedCredentials, startJwtServer } from './conformance-tokens.ts';
@@ -24,12 +27,25 @@ export interface ScopedKeys {
   admin: MadeKey;
 }
 
-/** A server in one mode, with the requests of the tests and the checker that remembers what was met. */
+/** The items of a list answer, whichever shape the run's API version gives a list. */
+export function itemsOf(page: unknown): Json[] {
+  return (Array.isArray(page) ? page : (page as { data: Json[] }).data) as Json[];
+}
+
+/**
+ * A server in one mode and one API version (the default, the first, unless named: the server then runs
+ * with SVC_API_VERSION at that version), with the requests of the tests and the checker that remembers
+ * what was met.
+ */
 export class ConformanceRun {
   readonly mode: ConformanceMode;
+  /** The API version every request of the run is answered in: its bodies are made in it. */
+  readonly version: VersionView;
+  /** Every resource the server serves: the service's, and the throwaway one without a `name`. */
+  readonly resources: readonly Resource[] = ALL_RESOURCES;
   #server: TestServer | null = null;
-  #keysServer: KeysServer | null = null;
   #checker: ConformanceChecker | null = null;
+  #admin: MadeKey | null = null;
   #keys: ScopedKeys | null = null;
   #provider: IdentityProvider | null = null;
   #credentials: ScopedCredentials | null = null;
@@ -37,31 +53,36 @@ export class ConformanceRun {
   readonly fieldCodes = new Set<string>();
   readonly parameterCodes = new Set<string>();
 
-  constructor(mode: ConformanceMode) {
+  constructor(mode: ConformanceMode, version: VersionView = DEFAULT_VERSION) {
     this.mode = mode;
+    this.version = version;
   }
 
   async start(): Promise<void> {
     // Webhooks to receivers on 127.0.0.1 (conformance-webhooks.ts), so no delivery leaves the machine.
-    const env = { SVC_BODY_LIMIT_BYTES: '1024', SVC_WEBHOOK_ALLOW_PRIVATE: 'true' };
+    // Every request that names no version (none does) gets the run's.
+    const env = { SVC_BODY_LIMIT_BYTES: '1024', SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_API_VERSION: this.version.id };
+    const served = { resources: this.resources };
     if (this.mode === 'keys') {
-      const server = await startKeysServer(env);
-      this.#server = server;
-      this.#keysServer = server;
-      const [read, write] = [await server.newKey({ name: 'reader', scopes: ['read'] }), await server.newKey({ name: 'writer', scopes: ['write'] })];
-      this.#keys = { read, write, admin: server.admin };
-      this.#credentials = { none: null, read: read.key, write: write.key, admin: server.admin.key };
+      // As startKeysServer (test/support/keys.ts) does, on a server of every resource: the first admin key made on its database.
+      this.#server = await startTestServer({ ...env, SVC_AUTH: 'keys' }, served);
+      // Pinned to the run's version, as are the keys it makes (a key made over HTTP pins the request's version).
+      const admin = await makeKey(this.#server.database, { name: 'first admin', scopes: ['admin'], apiVersion: this.version.id });
+      this.#admin = admin;
+      const [read, write] = [await this.newKey({ name: 'reader', scopes: ['read'] }), await this.newKey({ name: 'writer', scopes: ['write'] })];
+      this.#keys = { read, write, admin };
+      this.#credentials = { none: null, read: read.key, write: write.key, admin: admin.key };
     } else if (this.mode === 'jwt') {
-      const { server, provider, tokens } = await startJwtServer(env);
+      const { server, provider, tokens } = await startJwtServer(env, served);
       this.#server = server;
       this.#provider = provider;
       this.#credentials = tokens;
     } else {
-      this.#server = await startTestServer(this.mode === 'token' ? { ...env, SVC_API_TOKEN: TOKEN } : env);
+      this.#server = await startTestServer(this.mode === 'token' ? { ...env, SVC_API_TOKEN: TOKEN } : env, served);
     }
-    const served = await fetch(`${this.url}/api/openapi.json`);
-    assert.equal(served.status, 200, `${this.mode}: the document is open`);
-    this.#checker = new ConformanceChecker(await served.json());
+    const document = await fetch(`${this.url}/api/openapi.json`);
+    assert.equal(document.status, 200, `${this.mode}: the document is open`);
+    this.#checker = new ConformanceChecker(await document.json(), this.version.id);
   }
 
   async stop(): Promise<void> {
@@ -111,10 +132,12 @@ export class ConformanceRun {
     return this.#provider;
   }
 
-  /** Makes a key over HTTP with the admin key (mode `keys` only). */
-  newKey(request: ApiKeyRequest): Promise<MadeKey> {
-    assert.ok(this.#keysServer !== null, 'keys are made in mode keys only');
-    return this.#keysServer.newKey(request);
+  /** Makes a key over HTTP with the admin key (mode `keys` only); rejects unless the answer is 201. */
+  async newKey(request: ApiKeyRequest): Promise<MadeKey> {
+    assert.ok(this.#admin !== null, 'keys are made in mode keys only');
+    const response = await postJson(`${this.url}/api/keys`, request, bearer(this.#admin.key));
+    assert.equal(response.status, 201, `POST /api/keys: ${await response.clone().text()}`);
+    return (await response.json()) as MadeKey;
   }
 
   /**

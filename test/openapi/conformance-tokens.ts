@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { API_AUDIENCE, clientCredentialsToken, type IdentityProvider, startIdentityProvider } from '../support/identity-provider.ts';
 import { bearer } from '../support/keys.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/server.ts';
 
 // SVC_AUTH=jwt in the conformance run: a real OpenID Connect provider (oidc-provider), the service
 // pointed at it, the access tokens it issues by the client-credentials grant, and the tokens that are
@@ -31,7 +31,7 @@ const NOT_VALID = /^Bearer error="invalid_token", error_description="The credent
 const EXPIRED = /^Bearer error="invalid_token", error_description="The access token has expired\."$/;
 
 /** Starts a provider, takes its tokens, then starts the service with `env` and SVC_AUTH=jwt trusting it. */
-export async function startJwtServer(env: Record<string, string>): Promise<JwtServer> {
+export async function startJwtServer(env: Record<string, string>, options: TestServerOptions = {}): Promise<JwtServer> {
   const provider = await startIdentityProvider('ES256');
   try {
     const tokens = {
@@ -40,7 +40,7 @@ export async function startJwtServer(env: Record<string, string>): Promise<JwtSe
       write: await provider.token('robot-1', 'write'),
       admin: await provider.token('robot-1', 'admin'),
     };
-    const server = await startTestServer({ ...env, SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE });
+    const server = await startTestServer({ ...env, SVC_AUTH: 'jwt', SVC_JWT_ISSUER: provider.issuer, SVC_JWT_AUDIENCE: API_AUDIENCE }, options);
     return { server, provider, tokens };
   } catch (error) {
     // Left listening, the provider would keep the run alive.

@@ -3,16 +3,20 @@ import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '../../src/http/errors.ts';
 import { callerTests, keysFetchedOnceTest, outsideOperationTests, tokenDirectionsTest } from './conformance-callers.ts';
 import { eventFeedTests } from './conformance-events.ts';
-import { keyClientErrorTests, keyLifecycleTests } from './conformance-keys.ts';
-import { changeAndDeleteTests, itemClientErrorTests, productRuleTests, readAndCreateTests, RESOURCES } from './conformance-resources.ts';
+import { keyClientErrorTests, keyLifecycleTests, keyPatchTests } from './conformance-keys.ts';
+import { changeAndDeleteTests, itemClientErrorTests, readAndCreateTests, resourceRuleTests } from './conformance-resources.ts';
 import { type ConformanceMode, ConformanceRun, responseOf } from './conformance-run.ts';
+import { versionTests } from './conformance-versions.ts';
 import { webhookTests } from './conformance-webhooks.ts';
 import { halfSentRequest } from '../support/raw-http.ts';
+import { DEFAULT_VERSION, NEWEST_VERSION, validBody } from '../support/resources.ts';
+import type { VersionView } from '../../src/versions/api-versions.ts';
 
 // Every operation and every client error of the contract, produced by a real server in each mode the
 // document describes (SVC_AUTH off, off with SVC_API_TOKEN, keys, and jwt trusting a real OpenID
 // Connect provider) and checked (status, media type, body and documented headers) against the
-// document that server serves. The PostgreSQL pass runs it too.
+// document that server serves. The server serves every resource, the service's and the throwaway one
+// of test/support/resources.ts, so a resource added is checked without being named. The PostgreSQL pass runs it too.
 type Json = Record<string, unknown>;
 
 // Met in server-states.test.ts (429, 500, 503), or (408) the same answer as 400 from node:http's parser.
@@ -39,7 +43,9 @@ function halfSentCreate(run: ConformanceRun, path: string, key: string, body: st
 }
 
 function inFlightTests(run: ConformanceRun): void {
-  for (const { path, body } of RESOURCES) {
+  for (const resource of run.resources) {
+    const { path } = resource;
+    const body = validBody(resource, 0, run.version);
     test(`${path}: 409 idempotency_key_in_use conforms while a same-key request is still arriving`, async () => {
       let conflict = false;
       // The server shares this process, so either request may be dispatched first: whichever comes
@@ -69,9 +75,12 @@ function everythingMetTest(run: ConformanceRun): void {
       }
     }
     const callers: readonly string[] = { off: [], token: ['unauthorized'], keys: ['unauthorized', 'forbidden'], jwt: ['unauthorized', 'forbidden'] }[run.mode];
-    const expected = Object.keys(ERRORS).filter((code) => !SERVER_SIDE.has(code) && (!['unauthorized', 'forbidden'].includes(code) || callers.includes(code)));
-    assert.deepEqual([...run.checker.seenCodes].sort(), expected.sort());
     const schemas = (run.document['components'] as Json)['schemas'] as Record<string, { properties: Record<string, { enum: string[] }> }>;
+    // The catalogue's codes and the resources' own (a rule's refusal), as the document lists them.
+    const codes = schemas['Problem']?.properties['code']?.enum ?? [];
+    assert.ok(Object.keys(ERRORS).every((code) => codes.includes(code)), 'the document lists every code of the catalogue');
+    const expected = codes.filter((code) => !SERVER_SIDE.has(code) && (!['unauthorized', 'forbidden'].includes(code) || callers.includes(code)));
+    assert.deepEqual([...run.checker.seenCodes].sort(), expected.sort());
     assert.deepEqual([...run.fieldCodes].sort(), [...(schemas['FieldError']?.properties['code']?.enum ?? [])].sort());
     assert.deepEqual([...run.parameterCodes].sort(), [...(schemas['ParameterError']?.properties['code']?.enum ?? [])].sort());
   });
@@ -84,9 +93,13 @@ const TITLES: Readonly<Record<ConformanceMode, string>> = {
   jwt: 'SVC_AUTH jwt, tokens of a real OpenID Connect provider',
 };
 
-for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly ConformanceMode[]) {
-  describe(TITLES[mode], () => {
-    const run = new ConformanceRun(mode);
+// Every mode in the first API version (the default), and the newest version in mode keys, the one
+// that serves every operation: each server's answers checked against the document of its version.
+const RUNS: readonly (readonly [ConformanceMode, VersionView])[] = [...(['off', 'token', 'keys', 'jwt'] as const).map((mode) => [mode, DEFAULT_VERSION] as const), ['keys', NEWEST_VERSION]];
+
+for (const [mode, version] of RUNS) {
+  describe(version === DEFAULT_VERSION ? TITLES[mode] : `${TITLES[mode]}, in API version ${version.id}`, () => {
+    const run = new ConformanceRun(mode, version);
     before(() => run.start());
     after(() => run.stop());
 
@@ -100,13 +113,15 @@ for (const mode of ['off', 'token', 'keys', 'jwt'] as const satisfies readonly C
     readAndCreateTests(run);
     changeAndDeleteTests(run);
     itemClientErrorTests(run);
-    productRuleTests(run);
+    resourceRuleTests(run);
     inFlightTests(run);
     if (mode === 'keys') {
       keyLifecycleTests(run);
+      keyPatchTests(run);
       keyClientErrorTests(run);
     }
     webhookTests(run);
+    versionTests(run);
     if (mode === 'jwt') tokenDirectionsTest(run);
     eventFeedTests(run);
     callerTests(run);

@@ -3,17 +3,20 @@ import { test } from 'node:test';
 import { Scope } from '../../src/callers/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildOpenApiDocument, openApiOptionsFor } from '../../src/openapi/document.ts';
-import { documentOf, MODES, type Mode, routesFor } from './documents.ts';
+import { ALL_RESOURCES, RESOURCES } from '../support/resources.ts';
+import { documentOf as documentServing, MODES, type Mode, routesFor, versionsFor } from './documents.ts';
 import { operationsOf, responseOf } from './operations.ts';
 
 // What the document says about callers in each mode: the scheme it declares, the scope each
-// operation states (security, description, 403 challenge), and where 401 and 403 are listed.
+// operation states (security, description, 403 challenge), and where 401 and 403 are listed; for
+// every operation of every resource served (the service's and the throwaway one).
 type Json = Record<string, unknown>;
+const documentOf = (mode: Mode): Json => documentServing(mode, true, ALL_RESOURCES);
 const SCHEME: Readonly<Record<Mode, string | null>> = { off: null, token: 'bearerAuth', keys: 'apiKey', jwt: 'accessToken' };
 
 // Written out here, apart from the routes: the scope each operation needs with SVC_AUTH on.
 function neededScope(key: string): string | null {
-  if (/^GET \/api\/(ping|openapi\.json|docs)$/.test(key)) return null;
+  if (/^GET \/api\/(ping|openapi\.json|docs|versions)$/.test(key)) return null;
   if (key.includes('/api/keys') || key.includes('/api/webhooks')) return 'admin';
   return key.startsWith('GET ') ? 'read' : 'write';
 }
@@ -94,7 +97,9 @@ test('the jwt document: a JWT bearer scheme naming the issuer, the audience and 
     assert.deepEqual([statuses.includes('401'), statuses.includes('403')], [!open, !open], key);
   }
   // A token may grant none of the service's scopes; a key holds at least `read`.
-  assert.equal(responseOf(operationsOf(documentOf('keys')).find((op) => op.key === 'GET /api/products')?.operation ?? {}, 403), undefined);
+  const reads = operationsOf(documentOf('keys')).filter(({ key }) => neededScope(key) === 'read');
+  assert.ok(reads.length >= 2 * ALL_RESOURCES.length);
+  for (const { key, operation } of reads) assert.equal(responseOf(operation, 403), undefined, key);
 });
 
 test('a key can be revoked, a token cannot: each document names the refusals its mode has', () => {
@@ -114,11 +119,15 @@ test('a key can be revoked, a token cannot: each document names the refusals its
 
 test('a route documents itself: its access, whatever it is, is the scope the document states', () => {
   const env = MODES.keys;
-  const routes = routesFor(env).map((route) => (route.method === 'GET' && route.pattern === '/api/workspaces' ? { ...route, access: Scope.admin } : route));
-  const document = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes));
-  const list = operationsOf(document).find((op) => op.key === 'GET /api/workspaces')?.operation ?? {};
+  // One resource's list as the sample.
+  const [sample] = RESOURCES;
+  assert.ok(sample !== undefined);
+  const routes = routesFor(env).map((route) => (route.method === 'GET' && route.pattern === sample.path ? { ...route, access: Scope.admin } : route));
+  const versions = versionsFor(env);
+  const document = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes, RESOURCES, versions));
+  const list = operationsOf(document).find((op) => op.key === `GET ${sample.path}`)?.operation ?? {};
   assert.deepEqual(list['security'], [{ apiKey: ['admin'] }]);
   assert.ok(responseOf(list, 403) !== undefined, 'a read key can now lack its scope');
-  const unserved = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes.filter((route) => route.method !== 'DELETE')));
+  const unserved = buildOpenApiDocument(openApiOptionsFor(loadConfig(env), routes.filter((route) => route.method !== 'DELETE'), RESOURCES, versions));
   assert.ok(!operationsOf(unserved).some((op) => op.key.startsWith('DELETE ')), 'an operation whose route is not served is not documented');
 });

@@ -2,24 +2,29 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { type KeysServer, startKeysServer } from '../support/keys.ts';
+import { type MadeKey, makeKey } from '../support/keys.ts';
+import { ALL_RESOURCES, filtersOf, representationMembers } from '../support/resources.ts';
 import { resolvePointer } from '../support/schema.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { type DescribedReport, describedClient } from './described-clients.ts';
 import { documentOf } from './documents.ts';
 import { checkTypedClient, type Mutant, type TypedClient } from './generated-types.ts';
 
 // The document a keys server serves (SVC_AUTH=keys: every operation and the keys endpoints), turned
 // into types by openapi-typescript 7.13.0 with its defaults (the most used TypeScript generator), must
 // type a client that follows the contract, refuse one that does not, and agree with what the live
-// server answers. The client is typed-client/client.ts, and keys-client.ts for its key calls.
+// server answers. The example client is typed-client/client.ts (the service's resources, products as
+// its main sample), and keys-client.ts for its key calls; and for every resource the server serves
+// (the throwaway one too), a program written from its description (described-clients.ts).
 type Json = Record<string, unknown>;
+const DESCRIBED = ALL_RESOURCES.map(describedClient);
 
 // Each is one line of client.ts changed into a type error; tsc must report an error on that line.
 const MUTANTS: Mutant[] = [
   { name: 'a price sent as a string', from: "priceInCents: 1999 }", to: "priceInCents: '12' }" },
   { name: 'an unknown member in a create', from: "{ name: 'Desk lamp', priceInCents: 1999 }", to: "{ name: 'Desk lamp', priceInCents: 1999, colour: 'red' }" },
   { name: 'a status outside ProductStatus', from: 'status: 2 }', to: 'status: 3 }' },
-  { name: 'a workspace without its required name', from: "{ body: { name: 'Acme' } }", to: '{ body: {} }' },
-  { name: 'a method the path does not have', from: "api.call('post', '/api/workspaces'", to: "api.call('put', '/api/workspaces'" },
+  { name: 'a method the path does not have', from: "api.call('get', '/api/products', { params: { query: { limit: 1 } } })", to: "api.call('put', '/api/products', { params: { query: { limit: 1 } } })" },
   { name: 'a path the document does not have', from: "'get', '/api/products/{id}', { params: { path: { id: defaulted.id", to: "'get', '/api/product/{id}', { params: { path: { id: defaulted.id" },
   { name: 'an id that is not a number', from: 'path: { id: defaulted.id }', to: 'path: { id: String(defaulted.id) }' },
   { name: 'a status the operation does not answer', from: "{ body: lamp }), 201)", to: "{ body: lamp }), 200)" },
@@ -30,10 +35,11 @@ const MUTANTS: Mutant[] = [
   { name: 'a status filter sent as a string', from: 'status: 2, limit', to: "status: '2', limit" },
   { name: 'a header the operation does not read', from: "header: { 'If-None-Match': etag }", to: "header: { 'Idempotency-Key': etag }" },
   { name: 'a code the 409 of a product patch does not have', from: "const refused: 'product_archived'", to: "const refused: 'idempotency_key_in_use'" },
-  { name: 'a 409 from a workspace patch (product_archived is a product rule)', from: "{ name: 'Acme Europe' } }), 200)", to: "{ name: 'Acme Europe' } }), 409)" },
   { name: 'a body sent with a DELETE', from: "api.call('delete', '/api/products/{id}', { params:", to: "api.call('delete', '/api/products/{id}', { body: {}, params:" },
   { name: 'a body read from a 204', from: 'expect(deletion, 204);', to: 'expect(deletion, 204).id;' },
+  { name: 'another API version than the document\'s', from: "API_VERSION: ApiVersion = '2026-11-21'", to: "API_VERSION: ApiVersion = '2026-12-05'" },
   ...keyMutants(),
+  ...DESCRIBED.flatMap((described) => described.mutants),
 ];
 
 // The same for the key calls of keys-client.ts.
@@ -67,7 +73,6 @@ interface Report {
   archived: Product;
   read: Product;
   pages: Product[][];
-  workspace: { id: number; name: string };
   problem: Json;
   invalid: string[];
   notModified: number;
@@ -75,10 +80,10 @@ interface Report {
   stale: string;
   refused: string;
   archivedIds: number[];
-  renamed: { id: number; name: string };
   deleted: number;
   gone: number;
   events: { id: string; type: string; createdAt: string; data: { id: number; name: string } }[];
+  answeredIn: string[];
 }
 interface ApiKey {
   id: string;
@@ -104,7 +109,8 @@ interface KeyReport {
   unauthorized: string;
 }
 
-let server: KeysServer;
+let server: TestServer;
+let admin: MadeKey;
 let document: Json;
 let typed: TypedClient;
 let live: Promise<{ report: Report; keys: KeyReport }> | undefined;
@@ -115,15 +121,17 @@ function liveReport(): Promise<{ report: Report; keys: KeyReport }> {
   live ??= (async () => {
     const client = await load<{ scenario(base: string, credential: string): Promise<Report> }>('client.ts');
     const keys = await load<{ keyScenario(base: string, adminKey: string): Promise<KeyReport> }>('keys-client.ts');
-    return { report: await client.scenario(server.url, server.admin.key), keys: await keys.keyScenario(server.url, server.admin.key) };
+    return { report: await client.scenario(server.url, admin.key), keys: await keys.keyScenario(server.url, admin.key) };
   })();
   return live;
 }
 before(async () => {
-  server = await startKeysServer();
+  // As startKeysServer (test/support/keys.ts) does, on a server of every resource: the first admin key made on its database.
+  server = await startTestServer({ SVC_AUTH: 'keys' }, { resources: ALL_RESOURCES });
+  admin = await makeKey(server.database, { name: 'first admin', scopes: ['admin'] });
   const served = await (await fetch(`${server.url}/api/openapi.json`)).text();
   document = JSON.parse(served) as Json;
-  typed = checkTypedClient(served, MUTANTS, { keys: true });
+  typed = checkTypedClient(served, MUTANTS, { keys: true, sources: Object.fromEntries(DESCRIBED.map((described) => [described.file, described.source])) });
 });
 after(async () => {
   typed.remove();
@@ -144,8 +152,9 @@ test('no request body schema gives a member a default (openapi-typescript would 
   }
 });
 
-test('the generated types accept a client that follows the contract, status left out included, and its key calls', () => {
-  assert.deepEqual(typed.diagnostics.filter((d) => d.file === 'client.ts' || d.file === 'keys-client.ts'), []);
+test('the generated types accept a client that follows the contract, status left out included, its key calls, and every resource\'s program', () => {
+  const programs = new Set(['call.ts', 'client.ts', 'keys-client.ts', ...DESCRIBED.map((described) => described.file)]);
+  assert.deepEqual(typed.diagnostics.filter((d) => programs.has(d.file)), []);
 });
 
 test('every deliberate type error in the client fails to compile, on its own line', () => {
@@ -156,7 +165,7 @@ test('every deliberate type error in the client fails to compile, on its own lin
   }
 });
 
-test('the client of products and workspaces also type-checks against the documents of the other modes', () => {
+test('the example client also type-checks against the documents of the other modes', () => {
   for (const mode of ['off', 'token', 'jwt'] as const) {
     const other = checkTypedClient(JSON.stringify(documentOf(mode)));
     try {
@@ -173,9 +182,9 @@ test('the typed client runs against the live server, and what it receives is wha
   assert.equal(report.archived.status, 2);
   assert.deepEqual(report.read, report.defaulted);
   assert.deepEqual(report.pages.map((page) => page.map((product) => product.id)), [[report.archived.id], [report.defaulted.id]]);
-  assert.equal(report.workspace.name, 'Acme');
   assert.equal(report.problem['code'], 'validation_failed');
   assert.deepEqual(report.invalid, ['/name too_short', '/priceInCents too_small']);
+  assert.deepEqual(report.answeredIn, ['2026-11-21'], 'every answer in the version the program is written against');
 });
 
 test('the typed client changes through the ETag, meets 412 and 409, filters by status and deletes', async () => {
@@ -186,7 +195,6 @@ test('the typed client changes through the ETag, meets 412 and 409, filters by s
   assert.ok(report.patched.updatedAt >= report.defaulted.updatedAt);
   assert.deepEqual([report.stale, report.refused], ['precondition_failed', 'product_archived']);
   assert.deepEqual(report.archivedIds, [report.archived.id]);
-  assert.equal(report.renamed.name, 'Acme Europe');
   assert.deepEqual([report.deleted, report.gone], [204, 404]);
 });
 
@@ -194,7 +202,6 @@ test('the typed client follows the event feed: every change of the scenario, old
   const { report } = await liveReport();
   const mine = report.events.filter((event) => event.data.id === report.defaulted.id && event.type.startsWith('product.'));
   assert.deepEqual(mine.map((event) => event.type), ['product.created', 'product.updated', 'product.deleted']);
-  assert.deepEqual(report.events.find((event) => event.type === 'workspace.updated')?.data.name, 'Acme Europe');
 });
 
 test('the typed client manages a key: makes it (shown once), pages, reads, revokes; the key meets 403, then 401', async () => {
@@ -203,7 +210,7 @@ test('the typed client manages a key: makes it (shown once), pages, reads, revok
   assert.match(key, /^svc_[0-9A-Za-z]{12}_[0-9A-Za-z]{49}$/);
   assert.deepEqual([apiKey.name, apiKey.scopes, apiKey.expiresAt, apiKey.revokedAt], ['nightly report', ['read'], '2099-01-31T12:00:00.000Z', null]);
   assert.equal(keys.location, `/api/keys/${apiKey.id}`);
-  assert.deepEqual(keys.pages, [[apiKey.id], [server.admin.id]], 'newest first, a page at a time');
+  assert.deepEqual(keys.pages, [[apiKey.id], [admin.id]], 'newest first, a page at a time');
   assert.deepEqual(keys.read, apiKey);
   assert.equal(keys.notModified, 304);
   assert.deepEqual([keys.forbidden, keys.challenge, keys.readerList], ['forbidden', 'Bearer error="insufficient_scope", scope="write"', 200]);
@@ -211,4 +218,22 @@ test('the typed client manages a key: makes it (shown once), pages, reads, revok
   assert.deepEqual([keys.revoked, keys.revokedAgain, keys.unauthorized], [204, 204, 'unauthorized']);
   assert.deepEqual({ ...keys.afterRevoke, revokedAt: null }, apiKey);
   assert.match(keys.afterRevoke.revokedAt ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+});
+
+test('every resource\'s program runs against the live server, and what it receives is what the types say', async () => {
+  await liveReport(); // the example's scenario first: it counts the products it lists
+  for (const { resource, file } of DESCRIBED) {
+    const program = (await import(pathToFileURL(join(typed.folder, file)).href)) as { run(base: string, credential: string): Promise<DescribedReport> };
+    const { body, made, read, patch, changed, filtered, deleted, gone } = await program.run(server.url, admin.key);
+    assert.deepEqual(Object.keys(made), representationMembers(resource), resource.plural);
+    assert.deepEqual({ ...made, ...body }, made, 'what was created is what was sent');
+    assert.deepEqual(read, made);
+    assert.deepEqual({ ...changed, ...patch }, changed, 'what was changed is what was patched');
+    for (const { field, value } of filtersOf(resource)) {
+      const listed = (filtered[field] ?? []).some((found) => found['id'] === made['id']);
+      assert.equal(listed, changed[field] === value, `${resource.plural}: listed by ${field}=${value} as it then was`);
+      assert.ok((filtered[field] ?? []).every((found) => found[field] === value), `${resource.plural}: only ${field}=${value}`);
+    }
+    assert.deepEqual([deleted, gone], [204, 404], resource.plural);
+  }
 });

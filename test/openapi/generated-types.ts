@@ -16,15 +16,22 @@ const TSC_FLAGS = [
   '--module', 'nodenext', '--allowImportingTsExtensions', '--verbatimModuleSyntax', '--erasableSyntaxOnly', '--pretty', 'false',
 ];
 
-/** The client's files: its products and workspaces, and (against the keys document) its key calls. */
-export type ClientFile = 'client.ts' | 'keys-client.ts';
+/**
+ * The client programs, each written against one API version: client.ts (2026-11-21: the example
+ * client of the service's resources) with keys-client.ts (its key calls, against the keys document),
+ * and client-2026-12-05.ts. call.ts, the typed calls they share, is copied beside each.
+ */
+export type ClientFile = 'client.ts' | 'keys-client.ts' | 'client-2026-12-05.ts';
 
-/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default), becomes `to`. */
+/** The typed calls every program uses, checked with it. */
+const SHARED = 'call.ts';
+
+/** One deliberate type error: `from`, found exactly once in `source` (client.ts by default; or a file of `sources`), becomes `to`. */
 export interface Mutant {
   name: string;
   from: string;
   to: string;
-  source?: ClientFile;
+  source?: string;
 }
 
 /** One error tsc reported. */
@@ -37,7 +44,7 @@ export interface Diagnostic {
 /** A temporary folder with the document, the generated api.ts, the client's files and their mutants, checked by tsc. */
 export interface TypedClient {
   folder: string;
-  /** Every tsc error, in the client's files and in the mutants. */
+  /** Every tsc error, in the client's files (call.ts among them) and in the mutants. */
   diagnostics: Diagnostic[];
   /** Each mutant's file and the line it changed. */
   mutants: (Mutant & { file: string; line: number })[];
@@ -102,18 +109,25 @@ function parseDiagnostics(output: string): Diagnostic[] {
 }
 
 /**
- * Generates the types of `document`, and type-checks client.ts (and keys-client.ts with `keys`, for
- * the keys document) and one copy per mutant, in one tsc run.
+ * Generates the types of `document`, and type-checks with call.ts the programs `files` (client.ts, a
+ * program written against the version of `document`, by default; keys-client.ts too with `keys`, for
+ * the keys document), the programs of `sources` (file name → text) and one copy per mutant, in one tsc run.
  */
-export function checkTypedClient(document: string, mutants: readonly Mutant[] = [], options: { keys?: boolean } = {}): TypedClient {
+export function checkTypedClient(
+  document: string,
+  mutants: readonly Mutant[] = [],
+  options: { keys?: boolean; files?: readonly ClientFile[]; sources?: Readonly<Record<string, string>> } = {},
+): TypedClient {
   const folder = mkdtempSync(join(tmpdir(), 'svc-typed-client-'));
   const remove = (): void => rmSync(folder, { recursive: true, force: true });
   try {
     // ES modules, for tsc's `nodenext` and for Node when the test runs the client.
     writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n');
     generateTypes(document, folder);
-    const files: ClientFile[] = options.keys === true ? ['client.ts', 'keys-client.ts'] : ['client.ts'];
-    const sources = new Map(files.map((name) => [name, readFileSync(join(GENERATOR, name), 'utf8')]));
+    const clients: readonly ClientFile[] = options.files ?? (options.keys === true ? ['client.ts', 'keys-client.ts'] : ['client.ts']);
+    writeFileSync(join(folder, SHARED), readFileSync(join(GENERATOR, SHARED), 'utf8'));
+    const sources = new Map<string, string>([...clients.map((name): [string, string] => [name, readFileSync(join(GENERATOR, name), 'utf8')]), ...Object.entries(options.sources ?? {})]);
+    const files = [...sources.keys()];
     for (const [name, source] of sources) writeFileSync(join(folder, name), source);
     const written = mutants.map((mutant, index) => {
       const source = sources.get(mutant.source ?? 'client.ts');
@@ -123,7 +137,7 @@ export function checkTypedClient(document: string, mutants: readonly Mutant[] = 
       writeFileSync(join(folder, file), text);
       return { ...mutant, file, line };
     });
-    const tsc = spawnSync(process.execPath, [TSC, ...TSC_FLAGS, ...files, ...written.map((m) => m.file)], { cwd: folder, encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, [TSC, ...TSC_FLAGS, SHARED, ...files, ...written.map((m) => m.file)], { cwd: folder, encoding: 'utf8' });
     const diagnostics = parseDiagnostics(tsc.stdout);
     if (tsc.status !== 0 && diagnostics.length === 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
     return { folder, diagnostics, mutants: written, remove };

@@ -89,9 +89,13 @@ test('an unsupported keyword is refused rather than ignored', () => {
   assert.throws(() => validate(1, { multipleOf: 2 }, DOCUMENT), /multipleOf/);
 });
 
+// The API version of the document, which every answer under /api names.
+const VERSION = String((DOCUMENT['info'] as Record<string, unknown>)['version']);
+
 // A response as fetch would give it; built by hand, since a real Response cannot carry a body on 204 or 304.
+// A header given as '' is left out.
 function fakeResponse(status: number, headers: Record<string, string>, text = ''): Response {
-  const all = new Headers({ ...SECURITY_HEADERS, 'x-request-id': 'req-1', ...headers });
+  const all = new Headers(Object.entries({ ...SECURITY_HEADERS, 'x-request-id': 'req-1', 'api-version': VERSION, vary: 'Api-Version', ...headers }).filter(([, value]) => value !== ''));
   return { status, headers: all, text: () => Promise.resolve(text) } as unknown as Response;
 }
 
@@ -105,6 +109,10 @@ test('no-content responses: a 204 or 304 as documented passes; a body, a Content
   await assert.rejects(checker.check('GET', item, fakeResponse(304, { etag: '"3"', 'content-type': 'application/json' })), /no Content-Type/);
   await assert.rejects(checker.check('GET', item, fakeResponse(304, {})), /header ETag: required but absent/);
   await assert.rejects(checker.check('GET', item, fakeResponse(304, { etag: 'W/"3"' })), /header ETag/);
+  // An answer that does not say its version, or says another than the checker's.
+  await assert.rejects(checker.check('DELETE', item, fakeResponse(204, { 'api-version': '' })), /header Api-Version: required but absent/);
+  const other = (DOCUMENT['components'] as { headers: { ApiVersion: { schema: { enum: string[] } } } }).headers.ApiVersion.schema.enum.find((id) => id !== VERSION) ?? '';
+  await assert.rejects(new ConformanceChecker(DOCUMENT, VERSION).check('DELETE', item, fakeResponse(204, { 'api-version': other })), /made in the version of the run/);
   // A header a client reads, sent where the document does not list it.
   await assert.rejects(checker.check('DELETE', item, fakeResponse(204, { etag: '"3"' })), /header etag: sent but not documented/);
   await assert.rejects(checker.check('DELETE', item, fakeResponse(204, { location: '/api/products/3' })), /header location: sent but not documented/);

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AppServer, startAppServer } from '../support/app-server.ts';
+import type { Resource } from '../../src/resources/resource.ts';
 import { eventually } from '../support/assertions.ts';
 import { openStream, type OpenStream } from '../support/event-stream.ts';
 import { bearer, makeKey } from '../support/keys.ts';
+import { allowedChange } from '../support/change-samples.ts';
+import { ALL_RESOURCES, RESOURCES } from '../support/resources.ts';
 import { ConformanceChecker } from '../support/schema-conformance.ts';
 import { startTestServer } from '../support/server.ts';
 
 // The responses that depend on the server's state rather than the request: 429 over the rate,
-// 503 readiness and shutting down, 500 when the database fails. Each is checked against the document.
+// 503 readiness and shutting down, 500 when the database fails. Each is checked against the document,
+// for every operation of every resource the app serves (the service's and the throwaway one).
 
 const OPERATIONS_OF_KEYS = [['GET', '/api/keys'], ['POST', '/api/keys'], ['GET', '/api/keys/{id}'], ['DELETE', '/api/keys/{id}']] as const;
 
@@ -18,13 +22,17 @@ async function checkerFor(url: string): Promise<ConformanceChecker> {
 
 test('429 rate_limited and the RateLimit fields conform; readiness is exempt', async () => {
   const server = await startTestServer({ SVC_RATE_LIMIT: '3', SVC_RATE_LIMIT_WINDOW_S: '3600' });
+  // One resource as the sample: the rate counts every request alike.
+  const [sample] = RESOURCES;
+  assert.ok(sample !== undefined);
+  const { path } = sample;
   try {
     const checker = await checkerFor(server.url); // the first counted request
-    const first = await checker.check('GET', '/api/products', await fetch(`${server.url}/api/products`));
+    const first = await checker.check('GET', path, await fetch(`${server.url}${path}`));
     assert.equal(first.status, 200);
     assert.match(first.headers.get('ratelimit') ?? '', /;r=1;/);
-    await checker.check('POST', '/api/products', await fetch(`${server.url}/api/products`, { method: 'POST' }));
-    const limited = await checker.check('GET', '/api/workspaces/{id}', await fetch(`${server.url}/api/workspaces/1`));
+    await checker.check('POST', path, await fetch(`${server.url}${path}`, { method: 'POST' }));
+    const limited = await checker.check('GET', `${path}/{id}`, await fetch(`${server.url}${path}/1`));
     assert.equal(limited.status, 429);
     assert.equal((limited.body as { code: string }).code, 'rate_limited');
     assert.ok(limited.headers.get('retry-after') !== null && limited.headers.get('ratelimit') !== null);
@@ -62,7 +70,7 @@ test('a live stream refused for the process\'s limit (503) or its caller\'s (429
 });
 
 async function withAppServer(run: (server: AppServer, checker: ConformanceChecker) => Promise<void>): Promise<void> {
-  const server = await startAppServer();
+  const server = await startAppServer({}, { resources: ALL_RESOURCES });
   try {
     await run(server, await checkerFor(server.url));
   } finally {
@@ -80,25 +88,26 @@ test('503 readiness bodies conform when the schema or the database is not ready'
     assert.deepEqual([closed.status, closed.body], [503, { status: 2, checks: { database: 2, schema: 2 } }]);
   }));
 
+// Every operation of `resource`, each with a request the service would carry out: the item is 1.
+function operationsOf(resource: Resource): [string, string, RequestInit][] {
+  const { body, patch } = allowedChange(resource);
+  const json = (method: string, type: string, value: unknown): RequestInit => ({ method, headers: { 'content-type': type }, body: JSON.stringify(value) });
+  const item = `${resource.path}/{id}`;
+  return [
+    ['GET', resource.path, {}],
+    ['GET', item, {}],
+    ['POST', resource.path, json('POST', 'application/json', body)],
+    ['PATCH', item, json('PATCH', 'application/merge-patch+json', patch)],
+    ['DELETE', item, { method: 'DELETE' }],
+    ['DELETE', item, { method: 'DELETE', headers: { 'if-match': '"1"' } }],
+  ];
+}
+
 test('500 internal_error conforms for every operation that touches a broken database', () =>
   withAppServer(async (server, checker) => {
     // The app's statements now fail when run, as a corrupt or tampered database would make them.
-    await server.database.sql('DROP TABLE products');
-    await server.database.sql('DROP TABLE workspaces');
-    const patch = { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{"name":"b"}' };
-    const calls: [string, string, RequestInit][] = [
-      ['GET', '/api/products', {}],
-      ['GET', '/api/products/{id}', {}],
-      ['POST', '/api/products', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a","priceInCents":1}' }],
-      ['PATCH', '/api/products/{id}', patch],
-      ['DELETE', '/api/products/{id}', { method: 'DELETE' }],
-      ['GET', '/api/workspaces', {}],
-      ['GET', '/api/workspaces/{id}', {}],
-      ['POST', '/api/workspaces', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a"}' }],
-      ['PATCH', '/api/workspaces/{id}', patch],
-      ['DELETE', '/api/workspaces/{id}', { method: 'DELETE', headers: { 'if-match': '"1"' } }],
-    ];
-    for (const [method, pattern, init] of calls) {
+    for (const resource of ALL_RESOURCES) await server.database.sql(`DROP TABLE ${resource.plural}`);
+    for (const [method, pattern, init] of ALL_RESOURCES.flatMap(operationsOf)) {
       const res = await checker.check(method, pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`, init));
       assert.equal(res.status, 500, `${method} ${pattern}`);
       assert.equal((res.body as { detail: string }).detail, 'An unexpected error occurred.');
@@ -108,18 +117,13 @@ test('500 internal_error conforms for every operation that touches a broken data
 test('503 unavailable conforms on every operation while shutting down', () =>
   withAppServer(async (server, checker) => {
     server.app.drain();
-    const paths = ['/api/ping', '/api/openapi.json', '/api/docs', '/api/products', '/api/products/{id}', '/api/workspaces', '/api/workspaces/{id}'];
-    for (const pattern of paths) {
-      const res = await checker.check('GET', pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`));
-      assert.deepEqual([res.status, (res.body as { code: string }).code], [503, 'unavailable'], pattern);
-    }
-    const post = await fetch(`${server.url}/api/products`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    assert.equal((await checker.check('POST', '/api/products', post)).status, 503);
-    for (const pattern of ['/api/products/{id}', '/api/workspaces/{id}']) {
-      const url = `${server.url}${pattern.replace('{id}', '1')}`;
-      const patch = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json' }, body: '{}' });
-      assert.equal((await checker.check('PATCH', pattern, patch)).status, 503, `PATCH ${pattern}`);
-      assert.equal((await checker.check('DELETE', pattern, await fetch(url, { method: 'DELETE' }))).status, 503, `DELETE ${pattern}`);
+    const calls: [string, string, RequestInit][] = [
+      ...['/api/ping', '/api/openapi.json', '/api/docs'].map((pattern): [string, string, RequestInit] => ['GET', pattern, {}]),
+      ...ALL_RESOURCES.flatMap(operationsOf),
+    ];
+    for (const [method, pattern, init] of calls) {
+      const res = await checker.check(method, pattern, await fetch(`${server.url}${pattern.replace('{id}', '1')}`, init));
+      assert.deepEqual([res.status, (res.body as { code: string }).code], [503, 'unavailable'], `${method} ${pattern}`);
     }
   }));
 

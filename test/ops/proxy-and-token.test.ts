@@ -2,13 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearerTokenCheck } from '../../src/http/auth.ts';
 import { HttpError } from '../../src/http/errors.ts';
+import { allowedChange } from '../support/change-samples.ts';
+import { ALL_RESOURCES, RESOURCES, validBody } from '../support/resources.ts';
 import { patchJson, postJson, startTestServer, type TestServer } from '../support/server.ts';
-import { PRODUCT } from './support.ts';
+
+// One resource as the sample of a request; the token's writes and open reads on every resource served.
+const SAMPLE = RESOURCES[0] ?? assert.fail('a resource');
 
 /** The remoteAddress logged for the request that sent `requestId`. */
 async function loggedAddress(server: TestServer, headers: Record<string, string>): Promise<string | undefined> {
   const requestId = `proxy-test-${Math.random().toString(36).slice(2)}`;
-  const response = await fetch(`${server.url}/api/products`, { headers: { ...headers, 'x-request-id': requestId } });
+  const response = await fetch(`${server.url}${SAMPLE.path}`, { headers: { ...headers, 'x-request-id': requestId } });
   await response.arrayBuffer();
   await new Promise((resolve) => setImmediate(resolve)); // log lines leave in the next turn
   const line = server.logs.find((l) => l['reqId'] === requestId);
@@ -64,11 +68,11 @@ describe('SVC_API_TOKEN', () => {
   const token = 'correct-horse-battery-staple-42';
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ SVC_API_TOKEN: token });
+    server = await startTestServer({ SVC_API_TOKEN: token }, { resources: ALL_RESOURCES });
   });
   after(() => server.stop());
 
-  const post = (headers: Record<string, string>): Promise<Response> => postJson(`${server.url}/api/products`, PRODUCT, headers);
+  const post = (headers: Record<string, string>): Promise<Response> => postJson(`${server.url}${SAMPLE.path}`, validBody(SAMPLE), headers);
 
   test('a POST with the token is accepted', async () => {
     const response = await post({ authorization: `Bearer ${token}` });
@@ -96,28 +100,37 @@ describe('SVC_API_TOKEN', () => {
     }
   });
 
-  test('PATCH and DELETE need the token too: without it 401 and nothing changes; with it they apply', async () => {
-    const created = await post({ authorization: `Bearer ${token}` });
-    const path = created.headers.get('location') ?? '';
-    const product = await created.json();
-    const url = `${server.url}${path}`;
-    const patch = (headers: Record<string, string>): Promise<Response> => patchJson(url, { name: 'changed' }, headers);
-    for (const headers of [{}, { authorization: 'Bearer wrong-token-of-some-length' }]) {
-      for (const response of [await patch(headers), await fetch(url, { method: 'DELETE', headers })]) {
-        assert.equal(response.status, 401);
-        assert.equal(response.headers.get('www-authenticate'), 'Bearer');
-        assert.equal(((await response.json()) as { code: string }).code, 'unauthorized');
+  test('every resource\'s POST, PATCH and DELETE need the token: without it 401 and nothing changes; with it they apply', async () => {
+    for (const resource of ALL_RESOURCES) {
+      const { body, patch: change } = allowedChange(resource);
+      const collection = `${server.url}${resource.path}`;
+      const created = await postJson(collection, body, { authorization: `Bearer ${token}` });
+      assert.equal(created.status, 201, resource.plural);
+      const stored = await created.json();
+      const url = `${server.url}${created.headers.get('location') ?? ''}`;
+      const patch = (headers: Record<string, string>): Promise<Response> => patchJson(url, change, headers);
+      const count = async (): Promise<number> => ((await (await fetch(`${collection}?limit=200`)).json()) as unknown[]).length;
+      const rows = await count();
+      for (const headers of [{}, { authorization: 'Bearer wrong-token-of-some-length' }]) {
+        for (const response of [await postJson(collection, body, headers), await patch(headers), await fetch(url, { method: 'DELETE', headers })]) {
+          assert.equal(response.status, 401, resource.plural);
+          assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+          assert.equal(((await response.json()) as { code: string }).code, 'unauthorized');
+        }
       }
+      assert.deepEqual(await (await fetch(url)).json(), stored);
+      assert.equal(await count(), rows, `${resource.plural}: no create without the token`);
+      const allowed = await patch({ authorization: `Bearer ${token}` });
+      assert.equal(allowed.status, 200);
+      await allowed.arrayBuffer();
+      assert.equal((await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status, 204);
     }
-    assert.deepEqual(await (await fetch(url)).json(), product);
-    const allowed = await patch({ authorization: `Bearer ${token}` });
-    assert.equal(allowed.status, 200);
-    await allowed.arrayBuffer();
-    assert.equal((await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } })).status, 204);
   });
 
   test('reads stay open without a token', async () => {
-    for (const path of ['/api/products', '/api/workspaces', '/api/ping']) {
+    const created = await post({ authorization: `Bearer ${token}` });
+    const item = created.headers.get('location') ?? '';
+    for (const path of [...ALL_RESOURCES.map((resource) => resource.path), item, '/api/ping']) {
       const response = await fetch(`${server.url}${path}`);
       assert.equal(response.status, 200, path);
       await response.arrayBuffer();

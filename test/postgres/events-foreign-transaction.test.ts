@@ -3,14 +3,16 @@ import { after, before, describe, test } from 'node:test';
 import { openPostgres } from '../../src/postgres/open.ts';
 import { openStream } from '../support/event-stream.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
+import { RESOURCES, validBody } from '../support/resources.ts';
 import { databaseOf, migratedDatabase, type Nodes, post, send, startNodes, waitUntil } from './support.ts';
 
 // Contract §16: an event committed by any process reaches every open stream within 1 s, and the feed
 // too, whatever runs beside the service. Here a transaction of another database of the same cluster
-// (a batch job, a forgotten BEGIN in psql) stays open for 4 s, having written, while a product is
-// created: the service's event must not wait for it (it did while the feed showed only events below
-// the cluster-wide pg_snapshot_xmin).
+// (a batch job, a forgotten BEGIN in psql) stays open for 4 s, having written, while a resource (one
+// sample: any would do) is created: the service's event must not wait for it (it did while the feed
+// showed only events below the cluster-wide pg_snapshot_xmin).
 const CONTRACT_MS = 1_000;
+const SAMPLE = RESOURCES[0] ?? assert.fail('a resource');
 
 describe('a foreign transaction on the same PostgreSQL cluster', { skip: skipWithoutPostgres() }, () => {
   let cluster: PostgresCluster;
@@ -45,7 +47,7 @@ describe('a foreign transaction on the same PostgreSQL cluster', { skip: skipWit
     const stream = await openStream(`${base}/api/events`, { connection: 'close' });
     assert.equal(stream.status, 200);
     const running = await foreignTransaction(4);
-    const created = await post(`${base}/api/products`, { name: 'during a batch job', priceInCents: 1 });
+    const created = await post(`${base}${SAMPLE.path}`, validBody(SAMPLE, 1));
     assert.equal(created.status, 201, created.body);
     const committedAt = performance.now();
     const id = (JSON.parse(created.body) as { id: number }).id;
@@ -84,7 +86,7 @@ describe('a foreign transaction on the same PostgreSQL cluster', { skip: skipWit
     });
     try {
       await written;
-      const created = await post(`${base}/api/workspaces`, { name: 'beside an idle session' });
+      const created = await post(`${base}${SAMPLE.path}`, validBody(SAMPLE, 2));
       assert.equal(created.status, 201, created.body);
       const committedAt = performance.now();
       await stream.waitFor(1, 10_000);

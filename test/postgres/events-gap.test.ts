@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { spawnServe } from '../ops/support.ts';
+import { allowedChange } from '../support/change-samples.ts';
+import { RESOURCES } from '../support/resources.ts';
 import { type Answer, databaseOf, errorLines, migratedDatabase, type Nodes, patch, post, send } from './support.ts';
 
 // The gap test (docs/events.md, the ordering argument): three bin/serve.js nodes on one database take
@@ -69,16 +71,17 @@ describe('the event feed on three nodes of one PostgreSQL database', { skip: ski
   // holding the row's lock), sometimes a delete; every acknowledged one expects its event.
   async function write(writer: number, expected: string[]): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
-      const resource = (writer + round) % 3 === 0 ? 'workspaces' : 'products';
-      const singular = resource === 'products' ? 'product' : 'workspace';
-      const body = resource === 'products' ? { name: `w${writer} r${round}`, priceInCents: round } : { name: `w${writer} r${round}` };
-      const created = ok(await post(`${node(writer + round)}/api/${resource}`, body, { 'idempotency-key': `gap-${writer}-${round}` }), 201);
+      // Every resource the service serves, in turn: their events share one feed.
+      const resource = RESOURCES[(writer + round) % RESOURCES.length] ?? assert.fail('a resource');
+      const { singular, path } = resource;
+      const { body, patch: change } = allowedChange(resource, writer * ROUNDS + round);
+      const created = ok(await post(`${node(writer + round)}${path}`, body, { 'idempotency-key': `gap-${writer}-${round}` }), 201);
       const id = created['id'] as number;
       expected.push(`${singular}.created ${id}`);
-      ok(await patch(`${node(writer + round + 1)}/api/${resource}/${id}`, { name: `w${writer} r${round} changed` }), 200);
+      ok(await patch(`${node(writer + round + 1)}${path}/${id}`, change), 200);
       expected.push(`${singular}.updated ${id}`);
       if (round % 2 === 1) {
-        ok(await send(`${node(writer + round + 2)}/api/${resource}/${id}`, { method: 'DELETE' }), 204);
+        ok(await send(`${node(writer + round + 2)}${path}/${id}`, { method: 'DELETE' }), 204);
         expected.push(`${singular}.deleted ${id}`);
       }
     }

@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { openPostgres } from '../../src/postgres/open.ts';
 import { PRODUCT } from '../ops/support.ts';
+import { allowedChange } from '../support/change-samples.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
+import { RESOURCES } from '../support/resources.ts';
 import { type Answer, errorLines, migratedDatabase, type Nodes, patch, post, productNames, rowsOf, send, startNodes, waitUntil } from './support.ts';
 
 // Two separate bin/serve.js processes on one PostgreSQL database, as two machines behind a load
-// balancer would be: what one writes the other reads, and the races between them have one outcome.
+// balancer would be: what one writes the other reads (every resource the service serves), and the
+// races between them have one outcome (products as the sample).
 describe('two serve processes on one PostgreSQL database', { skip: skipWithoutPostgres() }, () => {
   let cluster: PostgresCluster;
   let url: string;
@@ -26,22 +29,24 @@ describe('two serve processes on one PostgreSQL database', { skip: skipWithoutPo
 
   const json = (answer: Answer): Record<string, unknown> => JSON.parse(answer.body) as Record<string, unknown>;
 
-  for (const [resource, body] of [['products', PRODUCT], ['workspaces', { name: 'Acme' }]] as const) {
-    test(`${resource}: a create on one node is read, listed, changed and deleted on the other`, async () => {
-      const created = await post(`${a}/api/${resource}`, body);
+  for (const resource of RESOURCES) {
+    test(`${resource.plural}: a create on one node is read, listed, changed and deleted on the other`, async () => {
+      const { body, patch: change } = allowedChange(resource);
+      const created = await post(`${a}${resource.path}`, body);
       assert.equal(created.status, 201, created.body);
       const path = created.headers.get('location') ?? '';
       const read = await send(`${b}${path}`);
       assert.equal(read.status, 200);
       assert.equal(read.body, created.body);
       assert.equal(read.headers.get('etag'), created.headers.get('etag'));
-      const listed = await send(`${b}/api/${resource}`);
+      const listed = await send(`${b}${resource.path}`);
       assert.deepEqual((JSON.parse(listed.body) as unknown[])[0], json(created));
 
-      const changed = await patch(`${b}${path}`, { name: 'Renamed on B' }, { 'if-match': created.headers.get('etag') ?? '' });
+      const changed = await patch(`${b}${path}`, change, { 'if-match': created.headers.get('etag') ?? '' });
       assert.equal(changed.status, 200, changed.body);
       const reread = await send(`${a}${path}`);
-      assert.equal(json(reread)['name'], 'Renamed on B');
+      assert.equal(reread.body, changed.body);
+      for (const [field, value] of Object.entries(change)) assert.deepEqual(json(reread)[field], value, field);
       assert.equal(reread.headers.get('etag'), changed.headers.get('etag'));
       assert.notEqual(changed.headers.get('etag'), created.headers.get('etag'));
 

@@ -133,10 +133,10 @@ describe('PostgreSQL unreachable under load, then back', { skip: skipWithoutPost
         await cluster.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'idle in transaction' AND usename = 'svc'", 'postgres');
         // Let the termination message arrive while no statement runs.
         await sleep(200);
-        await tx.run("INSERT INTO workspaces (name, created_at, updated_at) VALUES ('never', now(), now())");
+        await tx.run("INSERT INTO products (name, price_in_cents, status, created_at, updated_at) VALUES ('never', 1, 1, now(), now())");
       });
       await assert.rejects(transaction, StorageUnavailableError);
-      assert.deepEqual(await client.rows("SELECT count(*)::int FROM workspaces WHERE name = 'never'"), [[0]]);
+      assert.deepEqual(await client.rows("SELECT count(*)::int FROM products WHERE name = 'never'"), [[0]]);
     } finally {
       await client.end();
     }

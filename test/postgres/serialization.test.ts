@@ -5,9 +5,11 @@ import type { PostgresClient } from '../../src/postgres/client.ts';
 import { openPostgres } from '../../src/postgres/open.ts';
 import { createPostgresStorage } from '../../src/postgres/storage.ts';
 import type { Repositories, Storage } from '../../src/db/storage.ts';
-import type { Product } from '../../src/products/model.ts';
-import { createPostgresProductRepository } from '../../src/postgres/products.ts';
-import type { ProductRepository } from '../../src/products/repository.ts';
+import { createPostgresResourceRepository } from '../../src/postgres/resources.ts';
+import { products as PRODUCTS } from '../../src/products/resource.ts';
+import type { NewRow, ResourceRepository } from '../../src/resources/repository.ts';
+import type { AnyStored } from '../../src/resources/rows.ts';
+import { repository, toNewest } from '../support/resources.ts';
 import { PRODUCT } from '../ops/support.ts';
 import { type PostgresCluster, skipWithoutPostgres, startPostgres } from '../support/postgres.ts';
 import { type Answer, databaseOf, errorLines, migratedDatabase, type Nodes, patch, post, rowsOf, send, startNodes } from './support.ts';
@@ -42,23 +44,23 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
   }
 
   const at = '2026-11-23T10:00:00.000Z';
-  const insert = (storage: Storage, name: string): Promise<Product> =>
-    storage.transaction((tx) => tx.products.insert({ ...PRODUCT, name, status: 1, createdAt: at, updatedAt: at }));
+  const insert = (storage: Storage, name: string): Promise<AnyStored> =>
+    storage.transaction((tx) => repository(tx, PRODUCTS).insert({ ...toNewest(PRODUCTS, PRODUCT), name, status: 1, createdAt: at, updatedAt: at } as NewRow));
   const bump = (other: PostgresClient, id: number): Promise<number> =>
     other.run('UPDATE products SET price_in_cents = price_in_cents + 1, version = version + 1 WHERE id = $1', [id]);
   const nameOf = async (client: PostgresClient, id: number): Promise<string> => String((await client.rows('SELECT name FROM products WHERE id = $1', [id]))[0]?.[0]);
 
   // A REPEATABLE READ work that reads the product, lets `interfere` change it, then writes it.
-  function readThenWrite(id: number, interfere: (run: number) => Promise<unknown>): { runs: () => number; work: (tx: Repositories) => Promise<Product> } {
+  function readThenWrite(id: number, interfere: (run: number) => Promise<unknown>): { runs: () => number; work: (tx: Repositories) => Promise<AnyStored> } {
     let runs = 0;
     return {
       runs: () => runs,
       work: async (tx) => {
         runs++;
-        const seen = await tx.products.findById(id);
+        const seen = await repository(tx, PRODUCTS).findById(id);
         assert.ok(seen !== undefined);
         await interfere(runs);
-        await tx.products.update({ ...seen, name: `Written by run ${runs}`, version: seen.version + 1 });
+        await repository(tx, PRODUCTS).update({ ...seen, name: `Written by run ${runs}`, version: seen.version + 1 });
         return seen;
       },
     };
@@ -66,7 +68,7 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
 
   test('40001: a write to a row changed since the snapshot is aborted, and runs again with a new snapshot', async () => {
     const { client, other } = await database('repeatable read');
-    const storage = createPostgresStorage(client);
+    const storage = createPostgresStorage(client, { resources: [PRODUCTS] });
     const product = await insert(storage, 'Snapshot');
     // Once by hand, without the storage: PostgreSQL aborts it with 40001.
     await assert.rejects(
@@ -87,7 +89,7 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
 
   test('40P01: of two transactions that lock two rows in opposite orders one is aborted, runs again, and both commit', async () => {
     const { client } = await database('read committed');
-    const storage = createPostgresStorage(client);
+    const storage = createPostgresStorage(client, { resources: [PRODUCTS] });
     const [left, right] = [await insert(storage, 'Left'), await insert(storage, 'Right')];
     // Each locks its first row, waits until the other holds its own, then asks for the other's row.
     const lockBoth = (inTransaction: InTransaction, first: number, second: number, meet: () => Promise<void>, runs: number[]) =>
@@ -101,14 +103,14 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
         await products.update({ ...target, name: `${target.name}, then ${first}`, version: target.version + 1 });
       });
     // By hand first, without the storage: PostgreSQL finds the deadlock and aborts one with 40P01.
-    const byHand: InTransaction = (work) => client.transaction((tx) => work(createPostgresProductRepository(tx)));
+    const byHand: InTransaction = (work) => client.transaction((tx) => work(createPostgresResourceRepository(tx, PRODUCTS)));
     const meetByHand = meeting(2);
     const outcomes = await Promise.allSettled([lockBoth(byHand, left.id, right.id, meetByHand, []), lockBoth(byHand, right.id, left.id, meetByHand, [])]);
     const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
     assert.equal(failed.length, 1);
     assert.equal((failed[0]?.reason as { code?: string }).code, '40P01');
 
-    const viaStorage: InTransaction = (work) => storage.transaction((tx) => work(tx.products));
+    const viaStorage: InTransaction = (work) => storage.transaction((tx) => work(repository(tx, PRODUCTS)));
     const [west, east] = [await insert(storage, 'West'), await insert(storage, 'East')];
     const runs: number[] = [];
     const meet = meeting(2);
@@ -120,7 +122,7 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
   test('aborted at every run: after the bound (5 runs, or maxAttempts) StorageBusyError, and none of its writes remain', async () => {
     const { client, other } = await database('repeatable read');
     for (const [options, bound] of [[{}, 5], [{ maxAttempts: 2 }, 2]] as const) {
-      const storage = createPostgresStorage(client, options);
+      const storage = createPostgresStorage(client, { ...options, resources: [PRODUCTS] });
       const product = await insert(storage, 'Always overtaken');
       const attempt = readThenWrite(product.id, () => bump(other, product.id));
       await assert.rejects(storage.transaction(attempt.work), StorageBusyError);
@@ -210,7 +212,7 @@ function assertBusy(answer: Answer): void {
 }
 
 /** Runs a work on products in one transaction. */
-type InTransaction = (work: (products: ProductRepository) => Promise<void>) => Promise<void>;
+type InTransaction = (work: (products: ResourceRepository) => Promise<void>) => Promise<void>;
 
 /** A promise that `count` callers await; it resolves once all of them arrived. */
 function meeting(count: number): () => Promise<void> {

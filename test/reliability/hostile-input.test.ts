@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ALL_RESOURCES } from '../support/resources.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { hostileCase } from './hostile-requests.ts';
 import { RawClient, type RawResponse, rawRequest } from './raw-http.ts';
@@ -8,7 +9,8 @@ import { integrityCheck, invalidRows } from './row-rules.ts';
 import { integerFromEnv, randomSeed, seededRandom } from './seeded-random.ts';
 
 // Thousands of hostile requests from a seeded source: a fixed seed every run, plus a fresh
-// one printed for replay (FUZZ_SEED=n replays it, FUZZ_CASES=n scales each run).
+// one printed for replay (FUZZ_SEED=n replays it, FUZZ_CASES=n scales each run). The server serves
+// every resource (the service's and the throwaway one); the requests and the row rules derive from each description.
 const FIXED_SEED = 1_234_567;
 const CASES = integerFromEnv('FUZZ_CASES', 1_000);
 const EXPLORING_SEED = integerFromEnv('FUZZ_SEED', randomSeed());
@@ -25,7 +27,7 @@ const created: { path: string; body: Record<string, unknown> }[] = [];
 const tally = { cases: 0, answered: 0, hungUp: 0, byStatus: new Map<number, number>() };
 
 before(async () => {
-  server = await startTestServer({ SVC_LOG_LEVEL: 'info' });
+  server = await startTestServer({ SVC_LOG_LEVEL: 'info' }, { resources: ALL_RESOURCES });
 });
 after(() => server.stop());
 
@@ -37,7 +39,7 @@ function record(response: RawResponse): void {
 
 async function runSeed(seed: number, cases: number): Promise<string[]> {
   const random = seededRandom(seed);
-  const queue = Array.from({ length: cases }, (_, i) => hostileCase(random, i));
+  const queue = Array.from({ length: cases }, (_, i) => hostileCase(random, i, ALL_RESOURCES));
   const failures: string[] = [];
   const worker = async (): Promise<void> => {
     const client = new RawClient(server.url);
@@ -69,12 +71,13 @@ for (const [name, seed] of [['fixed seed', FIXED_SEED], ['exploring seed', EXPLO
 }
 
 test('request smuggling shapes and sloppy framing are refused with a 400 problem document', async () => {
+  const path = ALL_RESOURCES[0]?.path ?? '/api/ping';
   const shapes = [
     'GET /api/ping HTTP/1.1\nHost: x\n\n',
     'GET /api/ping HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n  folded\r\n\r\n',
-    'POST /api/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
-    'POST /api/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
-    'POST /api/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n`,
     'GET /api/ping HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n',
   ];
   for (const shape of shapes) {
@@ -111,7 +114,7 @@ test('afterwards: healthy, every 201 reads back the same, rows valid, no prototy
     assert.deepEqual(await response.json(), body, `${path} reads back differently from its 201`);
   }
   assert.deepEqual(integrityCheck(server.dbPath), ['ok']);
-  assert.deepEqual(invalidRows(server.dbPath), []);
+  assert.deepEqual(invalidRows(server.dbPath, ALL_RESOURCES), []);
   assert.deepEqual(server.logs.filter((line) => Number(line['level']) >= 50), [], 'the server logged an unexpected error');
   assert.deepEqual(shapes(), originalShapes);
   const probe: Record<string, unknown> = {};

@@ -4,8 +4,8 @@
 // few kills land in the gap between them only now and then.
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
-import { EventType } from '../../src/events/model.ts';
 import { openPostgres } from '../../src/postgres/open.ts';
+import { products } from '../../src/products/resource.ts';
 
 /** The stored products and their events at one instant. */
 export interface Snapshot {
@@ -21,7 +21,9 @@ export interface SnapshotReader {
   close(): Promise<void>;
 }
 
-const PRODUCT_EVENTS = [EventType.productCreated, EventType.productUpdated, EventType.productDeleted] as const;
+// The stored numbers of the sample resource's event types.
+const { created: CREATED, updated: UPDATED, deleted: DELETED } = products.events;
+const PRODUCT_EVENTS = [CREATED, UPDATED, DELETED] as const;
 
 // One statement, so one snapshot on either engine: each product's id and version, then each product
 // event's type and data (the row as a JSON array, its id first).
@@ -39,8 +41,8 @@ function snapshotOf(rows: readonly (readonly unknown[])[]): Snapshot {
     const product = Number((JSON.parse(String(data)) as unknown[])[0]);
     const [created, updated, deleted] = snapshot.events.get(product) ?? [0, 0, 0];
     const kind = Number(type);
-    const counted = (of: EventType): number => (kind === of ? 1 : 0);
-    snapshot.events.set(product, [created + counted(EventType.productCreated), updated + counted(EventType.productUpdated), deleted + counted(EventType.productDeleted)]);
+    const counted = (of: number): number => (kind === of ? 1 : 0);
+    snapshot.events.set(product, [created + counted(CREATED), updated + counted(UPDATED), deleted + counted(DELETED)]);
   }
   return snapshot;
 }

@@ -1,27 +1,31 @@
 import { DatabaseSync } from 'node:sqlite';
+import type { Resource } from '../../src/resources/resource.ts';
+import { placesOf, type Place } from '../support/resource-places.ts';
+import { validate } from '../support/schema.ts';
 
-// What every stored row must satisfy (docs/api.md), checked straight in the file, so
-// nothing a hostile request did can hide behind the API's own presenters.
+// What every stored row must satisfy (docs/api.md), checked straight in the file, so nothing a
+// hostile request did can hide behind the API's own presenters. The rules of each column come from
+// the resource's description as the document states them (each field's JSON Schema), not from the
+// validators that wrote the rows; a text is also trimmed and free of controls and lone surrogates.
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
 
-function nameProblem(name: unknown): string | null {
-  if (typeof name !== 'string') return 'name is not text';
-  if (name !== name.trim()) return 'name is not trimmed';
-  const length = [...name].length;
-  if (length < 1 || length > 200) return `name has ${length} code points`;
-  if (FORBIDDEN.test(name)) return 'name has control characters';
-  return null;
+// What is wrong with the value a column holds for `place`, or null.
+function placeProblem(place: Place, value: unknown): string | null {
+  const at = place.pointer.slice(1);
+  if (place.spec.type === 'text') {
+    if (typeof value !== 'string') return `${at} is not text`;
+    if (value !== value.trim()) return `${at} is not trimmed`;
+    if (FORBIDDEN.test(value)) return `${at} has control characters`;
+  }
+  const errors = validate(value, place.spec.schema, place.root);
+  return errors.length === 0 ? null : `${at} ${JSON.stringify(value)}: ${errors.join('; ')}`;
 }
 
 function createdAtProblem(value: unknown): string | null {
   if (typeof value !== 'string' || !RFC3339_MS.test(value)) return 'createdAt is not RFC 3339 with milliseconds';
   return new Date(value).toISOString() === value ? null : 'createdAt is not a real instant';
-}
-
-function priceProblem(value: unknown): string | null {
-  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 2_147_483_647 ? null : `price ${String(value)}`;
 }
 
 /** `PRAGMA integrity_check` of the file: ['ok'] when sound. */
@@ -46,19 +50,19 @@ function timesProblems(row: Record<string, unknown>): (string | null)[] {
   return [version === 1 && row['updated_at'] !== row['created_at'] ? 'unchanged row with updatedAt other than createdAt' : null];
 }
 
-/** Every product and workspace row that breaks a rule, described; empty when all are valid. */
-export function invalidRows(dbPath: string): string[] {
+/** Every row of `resources`' tables that breaks a rule, described; empty when all are valid. */
+export function invalidRows(dbPath: string, resources: readonly Resource[]): string[] {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   const found: string[] = [];
   try {
-    for (const row of db.prepare('SELECT id, name, price_in_cents, status, created_at, updated_at, version FROM products').all()) {
-      const problems = [nameProblem(row['name']), priceProblem(row['price_in_cents']), ...timesProblems(row)];
-      if (row['status'] !== 1 && row['status'] !== 2) problems.push(`status ${String(row['status'])}`);
-      for (const problem of problems) if (problem !== null) found.push(`product ${String(row['id'])}: ${problem}`);
-    }
-    for (const row of db.prepare('SELECT id, name, created_at, updated_at, version FROM workspaces').all()) {
-      for (const problem of [nameProblem(row['name']), ...timesProblems(row)]) {
-        if (problem !== null) found.push(`workspace ${String(row['id'])}: ${problem}`);
+    for (const resource of resources) {
+      const places = placesOf(resource);
+      const columns = resource.columns.map((column) => column.name).join(', ');
+      for (const row of db.prepare(`SELECT ${columns} FROM ${resource.plural}`).all()) {
+        const id = row['id'];
+        const problems = [Number.isInteger(id) && Number(id) >= 1 ? null : `id ${String(id)}`, ...timesProblems(row)];
+        for (const place of places) problems.push(placeProblem(place, row[place.column.name]));
+        for (const problem of problems) if (problem !== null) found.push(`${resource.singular} ${String(id)}: ${problem}`);
       }
     }
     return found;
@@ -68,7 +72,7 @@ export function invalidRows(dbPath: string): string[] {
 }
 
 /** How many rows a table holds. */
-export function countRows(dbPath: string, table: 'products' | 'workspaces' | 'idempotency_keys'): number {
+export function countRows(dbPath: string, table: string): number {
   const db = new DatabaseSync(dbPath, { readOnly: true });
   try {
     return Number(db.prepare(`SELECT count(*) AS n FROM ${table}`).get()?.['n']);

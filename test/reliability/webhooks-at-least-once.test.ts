@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type ServeProcess, spawnServe, urlOf } from '../ops/support.ts';
+import { feedBytesOf } from '../support/feed-bytes.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
 import { TEST_ENGINE } from '../support/test-engine.ts';
 import { fillDeliveryLog } from '../support/webhook-log.ts';
@@ -98,6 +99,58 @@ describe('webhook deliveries at least once: crashes and a receiver that is down'
     await eventually(async () => (new Set(receiver.ids()).size === 20 ? true : undefined), 30_000, 'everything delivered once the receiver is up');
     for (const request of receiver.received) verifyDelivery(webhook['secret'] as string, request);
     running.process.kill();
+  });
+});
+
+// A delivery is made in its webhook's version as its row keeps it (docs/webhooks.md): a process killed
+// after the events were recorded, one attempt on the wire and the others not yet made, leaves them to a
+// process with another SVC_API_VERSION, which sends the same bytes in the webhook's version.
+describe('a delivery\'s version and bytes through a SIGKILL between its record and its delivery', () => {
+  let database: TestDatabase;
+  let receiver: Receiver;
+  const processes: ServeProcess[] = [];
+  before(async () => {
+    database = await createTestDatabase();
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    for (const serve of processes) serve.kill();
+    await Promise.all(processes.map((serve) => serve.exited));
+    await receiver.close();
+    await database.drop();
+  });
+
+  test('SIGKILL with one attempt hanging and two not yet made: after a restart each arrives in the webhook\'s version, the feed\'s bytes', async () => {
+    const [LISTS, NEWEST] = ['2026-11-28', '2026-12-05'];
+    const first = spawnServe({ ...database.env, ...ENV });
+    processes.push(first);
+    const base = await urlOf(first);
+    const made = await fetch(`${base}/api/webhooks`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'api-version': NEWEST }, body: JSON.stringify({ url: receiver.url }),
+    });
+    assert.equal(made.status, 201);
+    const webhook = (await made.json()) as Json;
+    receiver.answer = () => 'hang';
+    await createProducts(base, 3, 1);
+    // A webhook that has never answered has one attempt in flight: the others wait, recorded.
+    await receiver.waitFor(1);
+    first.kill();
+    await first.exited;
+    receiver.answer = () => ({ status: 200 });
+    const second = spawnServe({ ...database.env, ...ENV, SVC_API_VERSION: LISTS });
+    processes.push(second);
+    const restarted = await urlOf(second);
+    const committed = await eventIds(database);
+    assert.equal(committed.size, 3);
+    await eventually(async () => (new Set(receiver.ids()).size === 3 && receiver.received.length >= 4 ? true : undefined), 60_000, 'every event delivered, the hung one again');
+    for (const id of committed) {
+      const attempts = receiver.received.filter((request) => String(request.headers['webhook-id']) === id);
+      const bytes = await feedBytesOf(restarted, id, NEWEST);
+      for (const attempt of attempts) {
+        verifyDelivery(webhook['secret'] as string, attempt);
+        assert.deepEqual([attempt.headers['api-version'], attempt.body], [NEWEST, bytes], `event ${id}`);
+      }
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { type App, type AppOptions, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, type Database } from '../../src/db/engine.ts';
 import { capturingLogger } from './server.ts';
+import { GADGETS, makeGadgetsTable } from './resources.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 /** An app built with createApp on a database the test holds, so the test can break it. */
@@ -28,12 +29,19 @@ export interface AppServer {
  * Serves createApp over a plain node:http server on port 0 with a fresh migrated database of the
  * run's engine; `options` may bring an embedding program's own credential check.
  */
-export async function startAppServer(env: Record<string, string> = {}, options: Pick<AppOptions, 'credentials'> = {}): Promise<AppServer> {
+export async function startAppServer(
+  env: Record<string, string> = {},
+  options: Pick<AppOptions, 'credentials' | 'resources' | 'versions'> & { prepare?: (database: TestDatabase) => Promise<void> } = {},
+): Promise<AppServer> {
   const database = await createTestDatabase();
+  if (options.resources?.some((resource) => resource.plural === GADGETS.plural) === true) await makeGadgetsTable(database);
+  // What a test makes in the database before the app starts (the table of a resource of its own).
+  await options.prepare?.(database);
   const db = database.open();
   const config = loadConfig({ ...database.env, ...env });
   const logs: Record<string, unknown>[] = [];
-  const app = createApp({ db, config, logger: capturingLogger(config, logs), ...options });
+  const { prepare: _prepare, ...appOptions } = options;
+  const app = createApp({ db, config, logger: capturingLogger(config, logs), ...appOptions });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

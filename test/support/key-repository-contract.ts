@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Scope } from '../../src/callers/scopes.ts';
 import type { Storage } from '../../src/db/storage.ts';
-import type { ApiKey } from '../../src/keys/model.ts';
+import type { ApiKey, NewStoredKey } from '../../src/keys/model.ts';
 import type { StorageUnderTest } from './repository-contract.ts';
 
 const AT = '2026-11-22T09:30:00.000Z';
@@ -16,8 +16,8 @@ function anId(): string {
   return `k${String(made).padStart(11, '0')}`;
 }
 
-function insertOne(storage: Storage, fields: Partial<Omit<ApiKey, 'seq'>> = {}): Promise<ApiKey> {
-  const apiKey = { id: anId(), name: 'ci', scopes: [Scope.read], digest: DIGEST, createdAt: AT, expiresAt: null, revokedAt: null, ...fields };
+function insertOne(storage: Storage, fields: Partial<NewStoredKey> = {}): Promise<ApiKey> {
+  const apiKey = { id: anId(), name: 'ci', scopes: [Scope.read], digest: DIGEST, createdAt: AT, expiresAt: null, revokedAt: null, apiVersion: '2026-11-21', ...fields };
   return storage.transaction((tx) => tx.keys.insert(apiKey));
 }
 
@@ -31,8 +31,11 @@ export function keyRepositoryContract(engine: string, open: () => Promise<Storag
     const { storage, close } = await open();
     const scopeSets = [[Scope.read], [Scope.write], [Scope.admin], [Scope.read, Scope.write], [Scope.read, Scope.admin], [Scope.write, Scope.admin], [Scope.read, Scope.write, Scope.admin]];
     const stored: ApiKey[] = [];
-    for (const scopes of scopeSets) stored.push(await insertOne(storage, { scopes, name: `n \u{1F600} ${scopes.join()}`, expiresAt: scopes.length === 1 ? LATER : null }));
+    for (const scopes of scopeSets) {
+      stored.push(await insertOne(storage, { scopes, name: `n \u{1F600} ${scopes.join()}`, expiresAt: scopes.length === 1 ? LATER : null, apiVersion: scopes.length === 2 ? '2026-12-05' : '2026-11-21' }));
+    }
     for (const apiKey of stored) assert.deepEqual(await storage.keys.findById(apiKey.id), apiKey);
+    assert.ok(stored.every((apiKey) => apiKey.version === 1), 'a key starts at version 1');
     assert.ok(stored.every((apiKey, i) => i === 0 || apiKey.seq > (stored[i - 1]?.seq ?? Infinity)));
     assert.equal(await storage.keys.findById('k99999999999'), undefined);
     await close();
@@ -50,7 +53,7 @@ export function keyRepositoryContract(engine: string, open: () => Promise<Storag
     await close();
   });
 
-  test(`${engine} api keys: revoke sets revokedAt once; a second revoke keeps the first time; a transaction that rejects leaves nothing`, async () => {
+  test(`${engine} api keys: revoke sets revokedAt once and moves the version on; a second revoke keeps both; a transaction that rejects leaves nothing`, async () => {
     const { storage, close } = await open();
     const apiKey = await insertOne(storage);
     await storage.transaction(async (tx) => {
@@ -58,7 +61,7 @@ export function keyRepositoryContract(engine: string, open: () => Promise<Storag
       await tx.keys.revoke(apiKey.id, LATER);
     });
     await storage.transaction((tx) => tx.keys.revoke(apiKey.id, '2027-01-01T00:00:00.000Z'));
-    assert.deepEqual(await storage.keys.findById(apiKey.id), { ...apiKey, revokedAt: LATER });
+    assert.deepEqual(await storage.keys.findById(apiKey.id), { ...apiKey, revokedAt: LATER, version: 2 });
     const failed = storage.transaction(async (tx) => {
       await tx.keys.insert({ ...apiKey, id: anId() });
       throw new Error('the work failed after writing');
@@ -87,6 +90,20 @@ export function keyRepositoryContract(engine: string, open: () => Promise<Storag
     assert.deepEqual(await storage.keys.idsAfter(0), { ids: made.map((apiKey) => apiKey.id), lastSeq: made[3]?.seq }, 'a revoked key too: its id still names a key');
     assert.deepEqual(await storage.keys.idsAfter(made[1]?.seq ?? 0), { ids: made.slice(2).map((apiKey) => apiKey.id), lastSeq: made[3]?.seq });
     assert.deepEqual(await storage.keys.idsAfter(made[3]?.seq ?? 0), { ids: [], lastSeq: made[3]?.seq }, 'nothing new: the seq asked after');
+    await close();
+  });
+
+  test(`${engine} api keys: update writes the name, the API version and the version of one key, and nothing else`, async () => {
+    const { storage, close } = await open();
+    const apiKey = await insertOne(storage, { expiresAt: LATER });
+    const other = await insertOne(storage);
+    const changed: ApiKey = { ...apiKey, name: 'renamed \u{1F600}', apiVersion: '2026-12-05', version: 2 };
+    await storage.transaction((tx) => tx.keys.update(changed));
+    assert.deepEqual(await storage.keys.findById(apiKey.id), changed);
+    // Only the changeable members: a record with other scopes, digest or times changes none of them.
+    await storage.transaction((tx) => tx.keys.update({ ...changed, scopes: [Scope.admin], digest: 'B'.repeat(43), createdAt: LATER, expiresAt: null, revokedAt: LATER, version: 3 }));
+    assert.deepEqual(await storage.keys.findById(apiKey.id), { ...changed, version: 3 });
+    assert.deepEqual(await storage.keys.findById(other.id), other);
     await close();
   });
 }

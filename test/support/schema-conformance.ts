@@ -22,10 +22,14 @@ function headerValue(text: string, schema: Schema): unknown {
 
 // Headers a client of the contract reads: one sent where the document does not list it is an error,
 // as a documented one that is absent (when required) or malformed is.
-const CONTRACT_HEADERS = ['etag', 'location', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'accept-encoding'];
+const CONTRACT_HEADERS = [
+  'etag', 'location', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed', 'ratelimit', 'ratelimit-policy', 'accept-encoding',
+  'api-version', 'deprecation', 'sunset',
+];
 
-// `undocumented`: whether a contract header sent but not listed is an error (on an operation's answers).
-function headerErrors(root: Json, documented: Json, headers: Headers, undocumented = true): string[] {
+// `undocumented`: whether a contract header sent but not listed is an error (on an operation's answers);
+// `mayLack`: documented headers this answer may lack although they are required on the others.
+function headerErrors(root: Json, documented: Json, headers: Headers, undocumented = true, mayLack: readonly string[] = []): string[] {
   const errors: string[] = [];
   const listed = new Set(Object.keys(documented).map((name) => name.toLowerCase()));
   for (const name of undocumented ? CONTRACT_HEADERS : []) if (headers.has(name) && !listed.has(name)) errors.push(`header ${name}: sent but not documented`);
@@ -33,7 +37,7 @@ function headerErrors(root: Json, documented: Json, headers: Headers, undocument
     const header = deref(root, node);
     const text = headers.get(name);
     if (text === null) {
-      if (header['required'] === true) errors.push(`header ${name}: required but absent`);
+      if (header['required'] === true && !mayLack.includes(name)) errors.push(`header ${name}: required but absent`);
       continue;
     }
     const schema = header['schema'] as Schema;
@@ -56,6 +60,7 @@ function assertNoContent(res: Response, text: string, at: string): void {
  */
 export class ConformanceChecker {
   readonly #root: Json;
+  readonly #version: string | undefined;
   /** `METHOD pattern status` of every response checked. */
   readonly seen = new Set<string>();
   /** Every problem `code` seen in a checked response. */
@@ -63,8 +68,10 @@ export class ConformanceChecker {
   /** `METHOD pattern code` of every problem checked against an operation. */
   readonly seenOperationCodes = new Set<string>();
 
-  constructor(document: unknown) {
+  /** `version`: the API version every answer checked must say it was made in (but a refused version's 400), when given. */
+  constructor(document: unknown, version?: string) {
     this.#root = document as Json;
+    this.#version = version;
   }
 
   /** The document responses are checked against. */
@@ -111,6 +118,7 @@ export class ConformanceChecker {
     assert.deepEqual(errors, [], `${at} does not conform: ${text.slice(0, 500)}`);
     this.seen.add(`${method} ${pattern} ${res.status}`);
     const code = (body as Json | undefined)?.['code'];
+    if (this.#version !== undefined && code !== 'unsupported_api_version') assert.equal(res.headers.get('api-version'), this.#version, `${at}: made in the version of the run`);
     if (type === 'application/problem+json' && typeof code === 'string') {
       this.seenCodes.add(code);
       this.seenOperationCodes.add(`${method} ${pattern} ${code}`);
@@ -121,12 +129,13 @@ export class ConformanceChecker {
   /**
    * Checks a problem answered outside any operation (unknown path, 405, unparseable request):
    * its body against `schema` and its headers against those every response carries, which are
-   * the headers documented on readiness (the one operation with no others).
+   * the headers documented on readiness (the one operation with no others); `mayLack`: those of
+   * them only an answer under /api carries (the API version's), for a request with no path.
    */
-  async checkOutsideOperations(res: Response, schema: Schema): Promise<unknown> {
+  async checkOutsideOperations(res: Response, schema: Schema, mayLack: readonly string[] = []): Promise<unknown> {
     const ready = deref(this.#root, (this.operation('GET', '/api/ping')['responses'] as Json)['200']);
     // These answers are described in words (info.description), their own headers (Allow, WWW-Authenticate) with them.
-    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers, false);
+    const errors = headerErrors(this.#root, ready['headers'] as Json, res.headers, false, mayLack);
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
     const body: unknown = await res.json();
     errors.push(...validate(body, schema, this.#root, 'body'));

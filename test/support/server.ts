@@ -5,7 +5,9 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/sqlite/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createLogger } from '../../src/log/logger.ts';
+import type { Resource } from '../../src/resources/resource.ts';
 import { type RunningServer, startServer } from '../../src/server.ts';
+import { GADGETS, makeGadgetsTable } from './resources.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 /** A server on port 0 with a fresh migrated database of the run's engine (test-engine.ts). */
@@ -38,16 +40,22 @@ export function capturingLogger(config: Config, logs: Record<string, unknown>[])
   });
 }
 
+/** What a test server serves besides the defaults: `resources` (the service's by default; ALL_RESOURCES adds the test resource, whose table it makes). */
+export interface TestServerOptions {
+  resources?: readonly Resource[];
+}
+
 /** Starts the real server with `env` on top of test defaults (port 0, normal durability, logs captured). */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const logs: Record<string, unknown>[] = [];
   let config: Config;
   let running: RunningServer;
   try {
+    if (options.resources?.some((resource) => resource.plural === GADGETS.plural) === true) await makeGadgetsTable(database);
     config = loadConfig({ SVC_PORT: '0', SVC_DB_DURABILITY: 'normal', ...database.env, ...env });
     // The server opens the database itself, as bin/serve.js does (schema check included).
-    running = await startServer(config, { logger: capturingLogger(config, logs) });
+    running = await startServer(config, { logger: capturingLogger(config, logs), ...(options.resources === undefined ? {} : { resources: options.resources }) });
   } catch (error) {
     await database.drop();
     throw error;

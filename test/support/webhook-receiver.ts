@@ -20,6 +20,9 @@ export interface Receiver {
   /** Requests open now (arrived, not yet answered or dropped), and the most ever open at once. */
   readonly open: number;
   readonly maxOpen: number;
+  /** Connections accepted in all, and those still open. */
+  readonly connections: number;
+  readonly openConnections: number;
   /** Decides each answer (200 by default); sees the request and how many came before it. */
   answer: (request: Received, index: number) => Answer;
   /** Resolves once `count` requests have arrived (rejects after `timeoutMs`). */
@@ -36,6 +39,8 @@ export async function startReceiver(port = 0, path = '/hook'): Promise<Receiver>
   const waiters: (() => void)[] = [];
   let open = 0;
   let maxOpen = 0;
+  let connections = 0;
+  let openConnections = 0;
   const receiver: Receiver = {
     url: '',
     port: 0,
@@ -45,6 +50,12 @@ export async function startReceiver(port = 0, path = '/hook'): Promise<Receiver>
     },
     get maxOpen() {
       return maxOpen;
+    },
+    get connections() {
+      return connections;
+    },
+    get openConnections() {
+      return openConnections;
     },
     answer: () => ({ status: 200 }),
     async waitFor(count, timeoutMs = 20_000) {
@@ -89,6 +100,11 @@ export async function startReceiver(port = 0, path = '/hook'): Promise<Receiver>
         }, answer.delayMs);
       }
     });
+  });
+  server.on('connection', (socket) => {
+    connections++;
+    openConnections++;
+    socket.once('close', () => openConnections--);
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const actual = (server.address() as AddressInfo).port;

@@ -45,6 +45,7 @@ test('an empty environment gives the documented defaults', () => {
     metricsHost: '127.0.0.1',
     events: { retentionMs: 168 * 3_600_000, streamsPerCaller: 5, maxStreams: 5_000 },
     webhooks: { timeoutMs: 10_000, retryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000], allowPrivate: false },
+    versions: { defaultVersion: '2026-11-21', sunsets: new Map(), sunsetsAnnouncedAt: loadConfig({}).versions.sunsetsAnnouncedAt, defaultCurrency: 'EUR' },
   });
 });
 
@@ -54,7 +55,7 @@ test('an empty string means the default, for every variable', () => {
     'SVC_BODY_LIMIT_BYTES', 'SVC_HEADERS_TIMEOUT_MS', 'SVC_REQUEST_TIMEOUT_MS', 'SVC_KEEP_ALIVE_TIMEOUT_MS',
     'SVC_MAX_CONNECTIONS', 'SVC_SHUTDOWN_TIMEOUT_MS', 'SVC_TRUST_PROXY', 'SVC_RATE_LIMIT',
     'SVC_RATE_LIMIT_WINDOW_S', 'SVC_API_TOKEN', 'SVC_METRICS_PORT', 'SVC_METRICS_HOST', 'SVC_DATABASE_URL', 'SVC_DB_POOL_SIZE',
-    'SVC_EVENTS_RETENTION', 'SVC_STREAMS_PER_CALLER', 'SVC_MAX_STREAMS',
+    'SVC_EVENTS_RETENTION', 'SVC_STREAMS_PER_CALLER', 'SVC_MAX_STREAMS', 'SVC_API_VERSION', 'SVC_API_SUNSET', 'SVC_DEFAULT_CURRENCY',
   ];
   const empty = Object.fromEntries(names.map((name) => [name, '']));
   assert.deepEqual(loadConfig(empty), loadConfig({}));

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RESOURCES } from '../support/resources.ts';
 import { markdown } from '../../src/docs-page/markdown.ts';
-import { buildDocsPage } from '../../src/docs-page/page.ts';
+import { buildDocsPage, type PageVersions } from '../../src/docs-page/page.ts';
 import { documentOf } from '../openapi/documents.ts';
 
 type Json = Record<string, unknown>;
 // API keys and rate limiting on: every operation and response the document can list.
 const ALL_ON = documentOf('keys');
+// The versions the page of a document lists: the document's own, alone.
+const onlyItsOwn = (document: Json): PageVersions => {
+  const id = String((document['info'] as Json)['version']);
+  return { shown: id, served: [{ id, summary: `What ${id} changed.`, sunset: null }] };
+};
 
 /** The HTML of the section of the operation `id`. */
 function sectionOf(html: string, id: string): string {
@@ -22,7 +28,7 @@ test('markdown: code, strong, paragraphs and tables; any markup in the text is e
 });
 
 test('every operation of the document shows each of its statuses, error codes and examples', () => {
-  const { html } = buildDocsPage(ALL_ON);
+  const { html } = buildDocsPage(ALL_ON, onlyItsOwn(ALL_ON));
   for (const item of Object.values(ALL_ON['paths'] as Record<string, Json>)) {
     for (const [method, value] of Object.entries(item).filter(([key]) => key !== 'parameters')) {
       const operation = value as Json;
@@ -37,11 +43,15 @@ test('every operation of the document shows each of its statuses, error codes an
       }
     }
   }
-  // An example of each kind: a request body, a success, a field error.
-  const create = sectionOf(html, 'createProduct');
-  assert.ok(create.includes('&#34;priceInCents&#34;: 1999'));
-  assert.ok(create.includes('priceInCents must be at least 0'));
-  assert.ok(sectionOf(html, 'listProducts').includes('limit must be an integer from 1 to 200'));
+  // An example of each kind, for every resource: a request body, a success, a field error.
+  for (const resource of RESOURCES) {
+    const create = sectionOf(html, `create${resource.title}`);
+    const [field, spec] = Object.entries(resource.fields)[0] ?? [];
+    assert.ok(field !== undefined && spec !== undefined);
+    assert.ok(create.includes(`&#34;${field}&#34;: ${JSON.stringify(spec.example).replaceAll('"', '&#34;')}`), `${resource.plural}: the example body`);
+    assert.ok(create.includes(`${field} is required`), `${resource.plural}: a field error`);
+    assert.ok(sectionOf(html, `list${resource.plural[0]?.toUpperCase()}${resource.plural.slice(1)}`).includes('limit must be an integer from 1 to 200'));
+  }
 });
 
 test('text from the document never becomes markup: one script, whatever a description or example says', () => {
@@ -61,7 +71,7 @@ test('text from the document never becomes markup: one script, whatever a descri
       },
     },
   };
-  const { html } = buildDocsPage(document);
+  const { html } = buildDocsPage(document, { shown: hostile, served: [{ id: hostile, summary: hostile, sunset: hostile }, { id: `${hostile}2`, summary: hostile, sunset: null }] });
   assert.equal(html.match(/<script/g)?.length, 1);
   assert.equal(html.match(/<img/g), null);
 });
@@ -107,7 +117,7 @@ test('no string of the served document becomes markup, wherever it is: values an
   assert.ok(namedExamples > 10, 'the document has summaries, of operations and of named examples');
   const counter = { strings: 0 };
   const document = hostileEverywhere(ALL_ON, '', false, counter) as Json;
-  const { html } = buildDocsPage(document);
+  const { html } = buildDocsPage(document, { shown: HOSTILE, served: [{ id: HOSTILE, summary: HOSTILE, sunset: HOSTILE }, { id: `${HOSTILE}2`, summary: HOSTILE, sunset: null }] });
   assert.equal(html.match(/<script/g)?.length, 1, 'only the page script');
   assert.equal(html.match(/<img/g), null);
   // The walk reached the page: the hostile text is shown, escaped, all over it.
@@ -115,4 +125,20 @@ test('no string of the served document becomes markup, wherever it is: values an
   assert.ok(shown > 1000, `the escaped text shown ${shown} times, of ${counter.strings} strings`);
   const summaries = [...html.matchAll(/<details[^>]*><summary><code>[^<]*<\/code> ([^<]*)<\/summary>/g)].map((match) => match[1] ?? '');
   assert.ok(summaries.length > 10 && summaries.every((summary) => summary.includes('&#60;script&#62;')), 'the summaries of named examples shown, escaped');
+});
+
+test('the page\'s #versions: every version given, newest first, the one shown marked, a sunset said, the others linked to their own page', () => {
+  const versions: PageVersions = {
+    shown: '2026-01-02',
+    served: [{ id: '2026-03-04', summary: 'Lists are objects.', sunset: null }, { id: '2026-01-02', summary: 'The first.', sunset: '2027-06-30T00:00:00.000Z' }],
+  };
+  const { html } = buildDocsPage(ALL_ON, versions);
+  const start = html.indexOf('<h2 class="tag" id="versions">');
+  assert.notEqual(start, -1, 'where the Link of a deprecation points');
+  const section = html.slice(start, html.indexOf('</table>', start));
+  const rows = section.slice(section.indexOf('<tbody>'));
+  assert.ok(rows.indexOf('2026-03-04') < rows.indexOf('2026-01-02'), 'newest first');
+  assert.ok(section.includes('<a href="/api/docs?version=2026-03-04"><code>2026-03-04</code></a>'));
+  assert.ok(section.includes('<tr class="shown"><td><strong><code>2026-01-02</code></strong> <small>shown</small></td><td>The first.</td><td><span class="required">sunset 2027-06-30T00:00:00.000Z</span></td></tr>'));
+  assert.ok(html.includes('<li><a href="#versions">Versions</a></li>'), 'in the sidebar');
 });

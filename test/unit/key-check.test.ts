@@ -81,7 +81,7 @@ test('a good key is read once, then answered from memory without a promise until
   const { check, clock, lookups, make, close } = setup();
   const { id, key } = await make(['read', 'write']);
   const first = await check.identify(key);
-  assert.deepEqual(first, { ok: true, caller: { kind: 'key', id, scopes: [Scope.read, Scope.write] } });
+  assert.deepEqual(first, { ok: true, caller: { kind: 'key', id, scopes: [Scope.read, Scope.write], apiVersion: '2026-11-21' } });
   clock.now += 1_999;
   const cached = check.identify(key);
   assert.ok(!(cached instanceof Promise));
@@ -155,6 +155,29 @@ test('remember: a key revoked by this process counts at once, and a read under w
   close();
 });
 
+test("a key's API version moved elsewhere is its caller's once the cached read is 2 s old; one moved by this process (remember) at once", LIMIT, async () => {
+  const { storage, check, clock, make, close, lookups } = setup();
+  const made = await make(['read']);
+  const pinOf = (identified: Identified | Promise<Identified>): string | undefined => {
+    assert.ok(!(identified instanceof Promise), 'answered from memory');
+    return identified.ok ? identified.caller.apiVersion : identified.refusal.reason;
+  };
+  const first = await check.identify(made.key);
+  assert.equal(first.ok && first.caller.apiVersion, '2026-11-21', 'a key made without a version pins the first');
+  const stored = await storage.keys.findById(made.id);
+  assert.ok(stored !== undefined);
+  // Moved by another process: this one learns it by reading the key again.
+  await storage.transaction((tx) => tx.keys.update({ ...stored, apiVersion: '2026-12-05', version: 2 }));
+  clock.now += 1_999;
+  assert.equal(pinOf(check.identify(made.key)), '2026-11-21', 'still the read of 1.999 s ago');
+  clock.now += 1;
+  const reread = await check.identify(made.key);
+  assert.equal(reread.ok && reread.caller.apiVersion, '2026-12-05', 'read again at 2 s, with the new version');
+  check.remember({ ...stored, apiVersion: '2026-11-28', version: 3 });
+  assert.equal(pinOf(check.identify(made.key)), '2026-11-28', 'moved by this process: at once, without a read');
+  assert.deepEqual(lookups, ['found', 'found']);
+  close();
+});
 
 // A gate that opens when the test says, for reads the test holds under way.
 function gate(): { wait: () => Promise<void>; open: () => void } {
@@ -189,7 +212,7 @@ test('an id found absent is not remembered: once a key with that id is stored, i
   assert.equal(reasonOf(await check.identify(key)), 'unknown', 'still absent');
   // The key is made behind this process's back (another node, bin/keys.js), with the id refused just now.
   await storage.transaction((tx) =>
-    tx.keys.insert({ id, name: 'late', scopes: [Scope.read], digest: keyDigest(key).toString('base64url'), createdAt: new Date().toISOString(), expiresAt: null, revokedAt: null }),
+    tx.keys.insert({ id, name: 'late', scopes: [Scope.read], digest: keyDigest(key).toString('base64url'), createdAt: new Date().toISOString(), expiresAt: null, revokedAt: null, apiVersion: '2026-11-21' }),
   );
   assert.equal(reasonOf(await check.identify(key)), 'ok', 'no clock moved: nothing about the id was kept');
   assert.deepEqual(lookups, ['found'], 'an absent id never cost a read of a key');

@@ -2,10 +2,18 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { LiveFeed, READ_SPACING_MS, type Subscriber } from '../../src/events/live-feed.ts';
-import { EventType, type StoredEvent } from '../../src/events/model.ts';
+import { eventCatalogue } from '../../src/events/catalogue.ts';
+import type { StoredEvent } from '../../src/events/model.ts';
 import type { EventRepository } from '../../src/events/repository.ts';
 import { liveStreamHandler } from '../../src/events/stream-handler.ts';
 import type { RequestContext } from '../../src/http/reply.ts';
+import { VERSIONS } from '../../src/registry.ts';
+import { buildVersions } from '../../src/versions/api-versions.ts';
+import { GADGETS } from '../support/resources.ts';
+
+// The events of the test resource: any resource's go the same way, in any version.
+const catalogue = eventCatalogue([GADGETS]);
+const version = buildVersions(VERSIONS, [GADGETS], { at: new Map(), announcedAt: 0 }).newest;
 
 // The process's one reader of new events (src/events/live-feed.ts) against an event log in memory,
 // so each moment of a stream's life can be placed exactly: the HTTP tests cannot time these.
@@ -28,7 +36,7 @@ function memoryLog(): { events: EventRepository; record(): string; heads: () => 
   };
   const record = (): string => {
     const id = String(stored.length + 1);
-    stored.push({ id, type: EventType.workspaceCreated, createdAt: '2026-11-26T00:00:00.000Z', row: [stored.length + 1, `w${id}`, 'c', 'u', 1] });
+    stored.push({ id, type: GADGETS.events.created, createdAt: '2026-11-26T00:00:00.000Z', row: [stored.length + 1, 100, 5, `g${id}`, 1, 'c', 'u', 1] });
     return id;
   };
   return { events, record, heads: () => heads };
@@ -38,6 +46,7 @@ function collector(): Subscriber & { ids(): string[] } {
   let text = '';
   return {
     types: null,
+    version,
     send: (messages) => void (text += messages),
     lost: () => {},
     ids: () => [...text.matchAll(/^id: (.+)$/gm)].map((match) => match[1] as string),
@@ -47,7 +56,7 @@ function collector(): Subscriber & { ids(): string[] } {
 test('a read under way when the last stream ends sets no place: the next stream reads the head again', async () => {
   const log = memoryLog();
   let wake = (): void => {};
-  const feed = new LiveFeed({ events: log.events, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
+  const feed = new LiveFeed({ events: log.events, catalogue, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
   log.record();
   log.record();
   await feed.use();
@@ -67,7 +76,7 @@ test('a read under way when the last stream ends sets no place: the next stream 
 test('a stream joining after an event the feed holds gets the events after it, then every new one', async () => {
   const log = memoryLog();
   let wake = (): void => {};
-  const feed = new LiveFeed({ events: log.events, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
+  const feed = new LiveFeed({ events: log.events, catalogue, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
   log.record();
   await feed.use();
   const early = collector();
@@ -90,7 +99,7 @@ test('a stream joining after an event the feed holds gets the events after it, t
 
 test('place(): the running feed\'s own place without a read; while stopped, one read of the head shared by the streams opening at once', async () => {
   const log = memoryLog();
-  const feed = new LiveFeed({ events: log.events, listen: () => () => {} });
+  const feed = new LiveFeed({ events: log.events, catalogue, listen: () => () => {} });
   assert.equal(await feed.place(), null, 'nothing recorded yet');
   log.record();
   const before = log.heads();
@@ -108,10 +117,10 @@ test('place(): the running feed\'s own place without a read; while stopped, one 
 test('a stream "from now on" is placed before its head is sent: a change made once the head is out is always sent', async () => {
   const log = memoryLog();
   let wake = (): void => {};
-  const feed = new LiveFeed({ events: log.events, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
+  const feed = new LiveFeed({ events: log.events, catalogue, listen: (signal) => ((wake = signal), () => (wake = () => {})) });
   log.record();
   const handler = liveStreamHandler({ feed, events: log.events, typesOf: () => null });
-  const ctx = { req: { headers: {} }, query: new URLSearchParams(), caller: null } as unknown as RequestContext;
+  const ctx = { req: { headers: {} }, query: new URLSearchParams(), caller: null, version } as unknown as RequestContext;
   const reply = await handler(ctx);
   // The head goes out now; the client, seeing it, makes a change before the body starts.
   const made = log.record();

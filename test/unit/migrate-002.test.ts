@@ -6,7 +6,10 @@ import type { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { openDatabase } from '../../src/sqlite/database.ts';
 import { DEFAULT_SQL_DIR, migrate } from '../../src/db/migrate.ts';
+import { products } from '../../src/products/resource.ts';
 import { createSqliteStorage } from '../../src/sqlite/storage.ts';
+import { workspaces } from '../../src/workspaces/resource.ts';
+import { repository } from '../support/resources.ts';
 
 // A database as the previous version (schema 1) left it: migrated by 001 only, rows written with
 // that version's own INSERT statements, ids with gaps (rows inserted with explicit ids, as a
@@ -60,33 +63,34 @@ test('002 carries every row of a populated version-1 database over intact, with 
 test('after 002, new ids continue above the highest carried over, even once the newest is deleted', async (t) => {
   const db = version1Database(t);
   migrate(db);
-  const storage = createSqliteStorage(db);
+  const storage = createSqliteStorage(db, { resources: [products, workspaces] });
   const at = new Date().toISOString();
-  const first = await storage.transaction((tx) => tx.products.insert({ name: 'new', priceInCents: 1, status: 1, createdAt: at, updatedAt: at }));
+  const first = await storage.transaction((tx) => repository(tx, products).insert({ name: 'new', price: { amount: 1, currency: 'EUR' }, status: 1, createdAt: at, updatedAt: at }));
   assert.equal(first.id, 9_001);
-  await storage.transaction((tx) => tx.products.remove(first.id));
-  const second = await storage.transaction((tx) => tx.products.insert({ name: 'newer', priceInCents: 1, status: 1, createdAt: at, updatedAt: at }));
+  await storage.transaction((tx) => repository(tx, products).remove(first.id));
+  const second = await storage.transaction((tx) => repository(tx, products).insert({ name: 'newer', price: { amount: 1, currency: 'EUR' }, status: 1, createdAt: at, updatedAt: at }));
   assert.equal(second.id, 9_002);
-  const workspace = await storage.transaction((tx) => tx.workspaces.insert({ name: 'w', createdAt: at, updatedAt: at }));
+  const workspace = await storage.transaction((tx) => repository(tx, workspaces).insert({ name: 'w', createdAt: at, updatedAt: at }));
   assert.equal(workspace.id, 1_501);
 });
 
 test('after 002, the list of one status is an index search and a carried-over row reads back whole', async (t) => {
   const db = version1Database(t);
   migrate(db);
-  const storage = createSqliteStorage(db);
-  const archived = await storage.products.listBefore(null, 500, 2);
+  const storage = createSqliteStorage(db, { resources: [products, workspaces] });
+  const archived = await repository(storage, products).listBefore(null, 500, [{ field: 'status', value: 2 }]);
   assert.equal(archived.length, 500);
   assert.ok(archived.every((p) => p.status === 2));
-  assert.deepEqual(await storage.products.findById(9_000), {
-    id: 9_000, name: 'restored', priceInCents: 0, status: 1, createdAt: '2025-12-31T23:59:59.999Z', updatedAt: '2025-12-31T23:59:59.999Z', version: 1,
+  assert.deepEqual(await repository(storage, products).findById(9_000), {
+    // And the migrations after it gave it the default currency (008).
+    id: 9_000, name: 'restored', price: { amount: 0, currency: 'EUR' }, status: 1, createdAt: '2025-12-31T23:59:59.999Z', updatedAt: '2025-12-31T23:59:59.999Z', version: 1,
   });
 });
 
 test('002 brings a 201 stored by version 1 to what the same create answers now: updatedAt last, ETag "1"', async (t) => {
   const db = version1Database(t);
   migrate(db);
-  const stored = await createSqliteStorage(db).transaction((tx) => tx.idempotency.find('POST /api/products', 'k1', Date.now()));
+  const stored = await createSqliteStorage(db, { resources: [products, workspaces] }).transaction((tx) => tx.idempotency.find('POST /api/products', 'k1', Date.now()));
   assert.equal(stored?.etag, '"1"');
   const body = JSON.parse(stored?.body ?? '{}') as Record<string, unknown>;
   assert.deepEqual(Object.keys(body), ['id', 'name', 'priceInCents', 'status', 'createdAt', 'updatedAt']);

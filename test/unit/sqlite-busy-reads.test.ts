@@ -8,7 +8,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageBusyError } from '../../src/db/errors.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openDatabase } from '../../src/sqlite/database.ts';
+import { products } from '../../src/products/resource.ts';
 import { createSqliteStorage } from '../../src/sqlite/storage.ts';
+import { repository } from '../support/resources.ts';
 
 type After = { after(fn: () => void): void };
 
@@ -37,14 +39,14 @@ function exclusivelyLockable(t: After): { path: string; storageDb: DatabaseSync;
 
 test('a read that meets SQLITE_BUSY is tried again on timers, without blocking, and answers once the lock is gone', { timeout: 20_000 }, async (t) => {
   const { storageDb, other } = exclusivelyLockable(t);
-  const storage = createSqliteStorage(storageDb, { lockWaitMs: 5_000 });
+  const storage = createSqliteStorage(storageDb, { lockWaitMs: 5_000, resources: [products] });
   other.exec('BEGIN EXCLUSIVE');
   assert.throws(() => storageDb.prepare('SELECT count(*) FROM products').get(), /locked/, 'the lock is exclusive');
   let settled = false;
-  const read = storage.products.findById(1).finally(() => (settled = true));
+  const read = repository(storage, products).findById(1).finally(() => (settled = true));
   const readiness = storage.readiness.schemaVersion();
   // A list answers at once when it meets no lock; meeting one, it becomes a promise that waits the same way.
-  const listed = storage.products.listBefore(null, 10, null);
+  const listed = repository(storage, products).listBefore(null, 10, []);
   assert.ok(listed instanceof Promise, 'a list that met the lock waits');
   // The event loop turns meanwhile: timers fire while the read waits.
   for (let i = 0; i < 5; i++) await sleep(10);
@@ -57,22 +59,22 @@ test('a read that meets SQLITE_BUSY is tried again on timers, without blocking, 
 
 test('a read still locked out after the wait is StorageBusyError (503 with Retry-After), not a crash', { timeout: 20_000 }, async (t) => {
   const { storageDb, other } = exclusivelyLockable(t);
-  const storage = createSqliteStorage(storageDb, { lockWaitMs: 150 });
+  const storage = createSqliteStorage(storageDb, { lockWaitMs: 150, resources: [products] });
   other.exec('BEGIN EXCLUSIVE');
   const startedAt = performance.now();
   // A list answers at once when it meets no lock; one that meets it waits on timers, as a promise.
-  await assert.rejects(async () => storage.products.listBefore(null, 10, null), StorageBusyError);
+  await assert.rejects(async () => repository(storage, products).listBefore(null, 10, []), StorageBusyError);
   await assert.rejects(storage.readiness.schemaVersion(), StorageBusyError);
   assert.ok(performance.now() - startedAt >= 2 * 140, 'each waited as long as it was told');
   other.exec('ROLLBACK');
-  assert.equal((await storage.products.listBefore(null, 10, null)).length, 1);
+  assert.equal((await repository(storage, products).listBefore(null, 10, [])).length, 1);
 });
 
 test('errors other than SQLITE_BUSY are passed on at once, as they are', { timeout: 20_000 }, async (t) => {
   const { storageDb } = exclusivelyLockable(t);
-  const storage = createSqliteStorage(storageDb, { lockWaitMs: 5_000 });
+  const storage = createSqliteStorage(storageDb, { lockWaitMs: 5_000, resources: [products] });
   storageDb.exec('DROP TABLE products');
   const startedAt = performance.now();
-  await assert.rejects(storage.products.findById(1), /no such table|schema/);
+  await assert.rejects(repository(storage, products).findById(1), /no such table|schema/);
   assert.ok(performance.now() - startedAt < 1_000);
 });

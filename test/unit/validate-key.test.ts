@@ -1,21 +1,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Scope } from '../../src/callers/scopes.ts';
-import { validateNewApiKey } from '../../src/keys/validate.ts';
+import { type KeyVersionRules, validateApiKeyPatch, validateNewApiKey } from '../../src/keys/validate.ts';
 import { parseDateTime } from '../../src/shared/date-time.ts';
 import type { FieldError } from '../../src/shared/validation.ts';
 
 // The name rule is covered with the other resources' in validate-name.test.ts.
 const NOW = new Date('2026-11-22T09:30:00.000Z');
-const validate = (body: unknown): ReturnType<typeof validateNewApiKey> => validateNewApiKey(body, NOW);
+const SERVED = ['2026-12-05', '2026-11-28'];
+const PINNABLE = { served: SERVED, defaultVersion: '2026-11-28', pinnable: true };
+const validate = (body: unknown, versions: KeyVersionRules = PINNABLE): ReturnType<typeof validateNewApiKey> => validateNewApiKey(body, NOW, versions);
 const errorsOf = (body: unknown): string[] => {
   const result = validate(body);
   return result.ok ? [] : result.errors.map((error: FieldError) => `${'pointer' in error ? error.pointer : ''} ${error.code}`);
 };
 
 test('a key request is accepted with scopes lowest first, the name trimmed, and no expiry by default', () => {
-  assert.deepEqual(validate({ name: ' ci ', scopes: ['admin', 'read'] }), { ok: true, value: { name: 'ci', scopes: [Scope.read, Scope.admin], expiresAt: null } });
-  assert.deepEqual(validate({ name: 'ci', scopes: ['write'], expiresAt: null }), { ok: true, value: { name: 'ci', scopes: [Scope.write], expiresAt: null } });
+  assert.deepEqual(validate({ name: ' ci ', scopes: ['admin', 'read'] }), { ok: true, value: { name: 'ci', scopes: [Scope.read, Scope.admin], expiresAt: null, apiVersion: '2026-11-28' } });
+  assert.deepEqual(validate({ name: 'ci', scopes: ['write'], expiresAt: null }), { ok: true, value: { name: 'ci', scopes: [Scope.write], expiresAt: null, apiVersion: '2026-11-28' } });
 });
 
 test('expiresAt: an RFC 3339 time in the future, stored as UTC with milliseconds', () => {
@@ -64,4 +66,37 @@ test('parseDateTime reads RFC 3339 instants and refuses impossible ones', () => 
     assert.equal(parseDateTime(bad), null, bad);
   }
   assert.equal(parseDateTime('2000-02-29T00:00:00Z'), Date.UTC(2000, 1, 29));
+});
+
+test('apiVersion: a version served, where the request\'s version has the member; else the default, and the member unknown', () => {
+  const pinned = (apiVersion: unknown, versions: KeyVersionRules = PINNABLE): unknown => {
+    const result = validate({ name: 'x', scopes: ['read'], apiVersion }, versions);
+    return result.ok ? result.value.apiVersion : result.errors.map((error) => `${'pointer' in error ? error.pointer : ''} ${error.code}`);
+  };
+  assert.equal(pinned('2026-12-05'), '2026-12-05');
+  assert.equal(pinned('2026-11-28'), '2026-11-28');
+  for (const unserved of ['2026-11-21', '2099-01-01', '2026-12-5', ' 2026-12-05', '']) assert.deepEqual(pinned(unserved), ['/apiVersion invalid_enum'], unserved);
+  for (const notText of [20261205, null, ['2026-12-05'], { version: '2026-12-05' }, true]) assert.deepEqual(pinned(notText), ['/apiVersion type'], JSON.stringify(notText));
+  const result = validate({ name: 'x', scopes: ['read'], apiVersion: 'v1' });
+  assert.deepEqual(result.ok ? [] : result.errors, [{ pointer: '/apiVersion', code: 'invalid_enum', detail: 'apiVersion must be a version served: one of 2026-12-05, 2026-11-28' }]);
+  const older = { served: SERVED, defaultVersion: '2026-11-21', pinnable: false };
+  assert.deepEqual(pinned('2026-12-05', older), ['/apiVersion unknown_field'], 'a version without the member knows no such field');
+  assert.equal((validate({ name: 'x', scopes: ['read'] }, older) as { value: { apiVersion: string } }).value.apiVersion, '2026-11-21');
+});
+
+test('a key\'s merge patch: name and apiVersion, each optional, every error at once, nothing else', () => {
+  const patch = (body: unknown): unknown => {
+    const result = validateApiKeyPatch(body, SERVED);
+    return result.ok ? result.value : result.errors.map((error) => `${'pointer' in error ? error.pointer : ''} ${error.code}`);
+  };
+  assert.deepEqual(patch({}), {});
+  assert.deepEqual(patch({ name: ' ops ', apiVersion: '2026-12-05' }), { name: 'ops', apiVersion: '2026-12-05' });
+  assert.deepEqual(patch({ apiVersion: '2026-11-28' }), { apiVersion: '2026-11-28' });
+  assert.deepEqual(patch({ name: null, apiVersion: null }), ['/name type', '/apiVersion type'], 'no member can be removed');
+  assert.deepEqual(patch({ name: '', apiVersion: '2026-11-21', scopes: ['admin'], expiresAt: null, revokedAt: null }), [
+    '/name too_short', '/apiVersion invalid_enum', '/scopes unknown_field', '/expiresAt unknown_field', '/revokedAt unknown_field',
+  ]);
+  assert.deepEqual(patch({ name: 'x'.repeat(201), apiVersion: 7 }), ['/name too_long', '/apiVersion type']);
+  assert.deepEqual(patch([]), [' type']);
+  assert.deepEqual(patch(null), [' type']);
 });

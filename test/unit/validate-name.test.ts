@@ -1,23 +1,31 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FieldError } from '../../src/http/errors.ts';
-import { validateNewProduct } from '../../src/products/validate.ts';
-import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
 import { validateNewApiKey } from '../../src/keys/validate.ts';
+import { validatorsOf } from '../../src/resources/validate.ts';
+import type { Validated } from '../../src/shared/validation.ts';
+import { RESOURCES, validBody, NEWEST_VERSION } from '../support/resources.ts';
 
-// The name rule of docs/api.md, POST /api/products, is the same for every resource (and API keys), so every case runs on each.
-const VALIDATORS = {
-  product: (name: unknown) => validateNewProduct(name === undefined ? { priceInCents: 1 } : { name, priceInCents: 1 }),
-  workspace: (name: unknown) => validateNewWorkspace(name === undefined ? {} : { name }),
-  'API key': (name: unknown) => validateNewApiKey(name === undefined ? { scopes: ['read'] } : { name, scopes: ['read'] }, new Date()),
+type Validate = (name: unknown) => Validated<{ name?: unknown }>;
+
+// The name rule of docs/api.md is the same for every resource that has a `name` field (and API keys), so every case runs on each.
+const VALIDATORS: Record<string, Validate> = {
+  ...Object.fromEntries(
+    RESOURCES.filter((resource) => Object.hasOwn(resource.fields, 'name')).map((resource) => {
+      const { validateNew } = validatorsOf(resource);
+      const { name: _name, ...others } = validBody(resource, 0, NEWEST_VERSION);
+      return [resource.singular, (name: unknown) => validateNew(name === undefined ? others : { ...others, name })];
+    }),
+  ),
+  'API key': (name: unknown) => validateNewApiKey(name === undefined ? { scopes: ['read'] } : { name, scopes: ['read'] }, new Date(), { served: ['2026-11-21'], defaultVersion: '2026-11-21', pinnable: true }),
 };
 
-function nameErrors(validate: (name: unknown) => ReturnType<typeof validateNewWorkspace>, name: unknown): FieldError[] {
+function nameErrors(validate: Validate, name: unknown): FieldError[] {
   const result = validate(name);
   return result.ok ? [] : result.errors;
 }
 
-function acceptedName(validate: (name: unknown) => ReturnType<typeof validateNewWorkspace>, name: unknown): string {
+function acceptedName(validate: Validate, name: unknown): unknown {
   const result = validate(name);
   assert.ok(result.ok, `expected ${JSON.stringify(name)} to be accepted: ${JSON.stringify(result)}`);
   return result.value.name;

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateNewProduct } from '../../src/products/validate.ts';
+import { products } from '../../src/products/resource.ts';
+import { validatorsOf } from '../../src/resources/validate.ts';
+import { fieldsIn } from '../support/resources.ts';
+
+// The rules of priceInCents, as a product is written in the first version (SVC_API_VERSION's default);
+// the newest version's price is test/http/product-prices.test.ts's.
+const { validateNew: validateNewProduct } = validatorsOf({ fields: fieldsIn(products) });
 
 type Result = ReturnType<typeof validateNewProduct>;
 

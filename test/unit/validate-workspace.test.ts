@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateNewWorkspace } from '../../src/workspaces/validate.ts';
+import { workspaces } from '../../src/workspaces/resource.ts';
+import { validatorsOf } from '../../src/resources/validate.ts';
+import { ALL_RESOURCES } from '../support/resources.ts';
+
+const { validateNew: validateNewWorkspace } = validatorsOf(workspaces);
 
 // The name rules themselves are covered for both resources in validate-name.test.ts.
 const validate = (json: string): ReturnType<typeof validateNewWorkspace> => validateNewWorkspace(JSON.parse(json));
@@ -9,11 +13,13 @@ test('a workspace with a name is accepted and trimmed', () => {
   assert.deepEqual(validate('{"name":" Acme "}'), { ok: true, value: { name: 'Acme' } });
 });
 
-test('product members are unknown on a workspace, __proto__ and constructor included', () => {
-  const result = validate('{"name":"Acme","priceInCents":1,"status":1,"__proto__":null,"constructor":{}}');
+test("other resources' members are unknown on a workspace, __proto__ and constructor included", () => {
+  const others = [...new Set(ALL_RESOURCES.flatMap((resource) => Object.keys(resource.fields)))].filter((field) => !(field in workspaces.fields));
+  assert.ok(others.length > 0);
+  const members = others.map((field) => `"${field}":1`).join(',');
+  const result = validate(`{"name":"Acme",${members},"__proto__":null,"constructor":{}}`);
   assert.deepEqual(result.ok ? [] : result.errors.map((e) => ('pointer' in e ? e.pointer : '') + ' ' + e.code), [
-    '/priceInCents unknown_field',
-    '/status unknown_field',
+    ...others.map((field) => `/${field} unknown_field`),
     '/__proto__ unknown_field',
     '/constructor unknown_field',
   ]);

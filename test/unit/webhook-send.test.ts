@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { planAttempt, sendWebhook, type AttemptResult, type ResolvedAddress, type WebhookRequest } from '../../src/webhooks/send.ts';
 import { newWebhookSecret, signatureHeader } from '../../src/webhooks/signature.ts';
+import { TEST_CERT, TEST_KEY } from '../support/test-certificate.ts';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -95,7 +96,7 @@ test('2xx delivers: the body and headers arrive as sent, signed so standardwebho
   }
 });
 
-test('no connection is pooled: each attempt opens its own and asks to close it', { timeout: 30_000 }, async () => {
+test('without kept connections to reuse, each attempt opens its own connection and asks to close it', { timeout: 30_000 }, async () => {
   const hook = await receiver(answering(200));
   for (let i = 0; i < 3; i++) assert.equal((await attempt(`http://127.0.0.1:${hook.port}/`)).outcome, 'delivered');
   assert.equal(hook.connections, 3);
@@ -250,24 +251,6 @@ test('every checked address may be tried in the order resolved, and no other', {
   assert.equal(neither.hosts.length, 1);
   assert.equal(hook.received.length, 1);
 });
-
-// A self-signed certificate for receiver.test (ECDSA P-256, valid until 2126), for tests only.
-const TEST_CERT = `-----BEGIN CERTIFICATE-----
-MIIBoTCCAUegAwIBAgIUZ52BYx8HS0V+NaaTDhPz2N8y0zQwCgYIKoZIzj0EAwIw
-GDEWMBQGA1UEAwwNcmVjZWl2ZXIudGVzdDAgFw0yNjExMjYwOTE1MjJaGA8yMTI2
-MTEwMjA5MTUyMlowGDEWMBQGA1UEAwwNcmVjZWl2ZXIudGVzdDBZMBMGByqGSM49
-AgEGCCqGSM49AwEHA0IABDVdA3DWvNJw+tkzGm4981/Jky0R1zs1UgNBjoruxYoh
-UeWBpqBuKMVgVE+WTSM2p0oAPAjmJuM3AmBc2TiaZo2jbTBrMB0GA1UdDgQWBBSv
-ocE0GHuudBbzmymJ+trdy0hQQDAfBgNVHSMEGDAWgBSvocE0GHuudBbzmymJ+trd
-y0hQQDAPBgNVHRMBAf8EBTADAQH/MBgGA1UdEQQRMA+CDXJlY2VpdmVyLnRlc3Qw
-CgYIKoZIzj0EAwIDSAAwRQIgOXR4eO86YKZ8H82n81xkgPk3Coo+E+HhlfR/EkYb
-J4ECIQDLhxHjCP1f91Jzg4nbtL03MQtSbjc4e3Van/CGUZnBHQ==
------END CERTIFICATE-----`;
-const TEST_KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgjDl7GnhOnw9I7z3o
-uvh3S17srATLCdxzDC1s0kqa1eahRANCAAQ1XQNw1rzScPrZMxpuPfNfyZMtEdc7
-NVIDQY6K7sWKIVHlgaagbijFYFRPlk0jNqdKADwI5ibjNwJgXNk4mmaN
------END PRIVATE KEY-----`;
 
 test('https: the TLS name is the URL\'s name, the certificate is verified, and a failed handshake is tls', { timeout: 30_000 }, async () => {
   const names: string[] = [];

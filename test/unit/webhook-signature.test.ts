@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookSecret, secretBytes, signatureHeader } from '../../src/webhooks/signature.ts';
+import { newWebhookSecret, secretBytes, signatureHeader, SigningKeys } from '../../src/webhooks/signature.ts';
 
 const BODY = '{"id":"42","type":"product.created","createdAt":"2026-11-26T09:00:00.000Z","data":{"name":"Caf\u00e9 \u2615","emoji":"\ud83d\ude00"}}';
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -59,4 +59,31 @@ test('a signature binds the id, the timestamp and every byte of the body', () =>
   assert.throws(() => hook.verify(BODY, { ...sent, 'webhook-id': '6' }), /No matching signature/);
   assert.throws(() => hook.verify(BODY, { ...sent, 'webhook-timestamp': String(when + 1) }), /No matching signature/);
   assert.throws(() => hook.verify(BODY, headers([secret], '5', when - 3600)), /too old/);
+});
+
+test('keys imported once sign exactly as the secrets do: each secret its own key, a rotated one included', () => {
+  const keys = new SigningKeys();
+  const [previous, current, next] = [newWebhookSecret(), newWebhookSecret(), newWebhookSecret()];
+  const when = now();
+  for (const secrets of [[previous], [current, previous], [next, current], [next]]) {
+    // Twice: the second time from the keys already held.
+    for (let round = 0; round < 2; round++) {
+      const header = signatureHeader(secrets, '9', when, BODY, keys);
+      assert.equal(header, signatureHeader(secrets, '9', when, BODY));
+      for (const secret of secrets) assert.ok(new Webhook(secret).verify(BODY, { 'webhook-id': '9', 'webhook-timestamp': String(when), 'webhook-signature': header }));
+    }
+  }
+  assert.equal(keys.size, 3);
+  assert.throws(() => new Webhook(previous).verify(BODY, headers([next], '9', when)), /No matching signature/);
+});
+
+test('the keys held are bounded: past the bound they are dropped and made again, and still sign right', () => {
+  const keys = new SigningKeys(4);
+  const secrets = Array.from({ length: 10 }, newWebhookSecret);
+  const when = now();
+  for (const secret of [...secrets, ...secrets]) {
+    const header = signatureHeader([secret], '1', when, BODY, keys);
+    assert.ok(new Webhook(secret).verify(BODY, { 'webhook-id': '1', 'webhook-timestamp': String(when), 'webhook-signature': header }));
+    assert.ok(keys.size <= 4, `${keys.size} keys held`);
+  }
 });

@@ -3,7 +3,8 @@
 // meets 403 and 401 as the document types them. test/openapi/generated-types.test.ts checks it as
 // it checks client.ts, mutants included, and runs `keyScenario` against a live keys server.
 import type { components } from './api.ts';
-import { type Client, createClient, expect, nextLink } from './client.ts';
+import { type Client, createClient, expect, nextLink } from './call.ts';
+import { API_VERSION } from './client.ts';
 
 type Schemas = components['schemas'];
 /** An API key as the service answers it: never its secret. */
@@ -43,7 +44,7 @@ async function listPages(admin: Client): Promise<string[][]> {
 
 /** With `adminKey`: makes a `read` key, lists, reads and revokes it; the new key meets 403 on a create, then 401 once revoked. */
 export async function keyScenario(base: string, adminKey: string): Promise<KeyReport> {
-  const admin = createClient(base, adminKey);
+  const admin = createClient(base, API_VERSION, adminKey);
   const request: NewApiKey = { name: 'nightly report', scopes: ['read'], expiresAt: '2099-01-31T12:00:00Z' };
   const made = await admin.call('post', '/api/keys', { body: request });
   const created = expect(made, 201);
@@ -55,7 +56,7 @@ export async function keyScenario(base: string, adminKey: string): Promise<KeyRe
   const read = expect(current, 200);
   const etag = { 'If-None-Match': current.headers.get('etag') ?? '' };
   const notModified = await admin.call('get', '/api/keys/{id}', { params: { path, header: etag } });
-  const reader = createClient(base, secret);
+  const reader = createClient(base, API_VERSION, secret);
   const refused = await reader.call('post', '/api/products', { body: { name: 'Desk lamp', priceInCents: 1999 } });
   const forbidden: 'forbidden' = expect(refused, 403).code;
   const readerList = await reader.call('get', '/api/products');

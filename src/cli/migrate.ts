@@ -71,11 +71,15 @@ async function applyPending(target: Target, logger: Logger): Promise<void> {
   // Checked before opening for writing, which would switch an old SQLite file to WAL: a refusal changes nothing.
   assertNotNewer(await target.current(), readMigrations(target.sqlDir).at(-1)?.version ?? 0);
   const result = await target.apply();
-  if (result.applied.length === 0) {
-    logger.info(`database ${target.name} is already current (version ${result.to})`, { version: result.to });
-  } else {
-    logger.info(`migrated ${target.name} from version ${result.from} to ${result.to}`, { applied: result.applied });
-  }
+  logger.info(migrationSummary(target.name, result), result.applied.length === 0 ? { version: result.to } : { applied: result.applied });
+}
+
+/** The line migrate logs. Migrators started together take the lock file by file, so each may apply a share: it says so. */
+export function migrationSummary(name: string, result: MigrationResult): string {
+  if (result.applied.length === 0) return `database ${name} is already current (version ${result.to})`;
+  const byOthers = result.to - result.from - result.applied.length;
+  const shared = byOthers > 0 ? `; ${byOthers} of the files were applied meanwhile by another migrator` : '';
+  return `migrated ${name} from version ${result.from} to ${result.to}${shared}`;
 }
 
 /** `node bin/migrate.js [--status]`; resolves to the exit status. */

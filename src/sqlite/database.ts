@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Durability } from '../shared/settings.ts';
 import { isPostgresUrl } from '../db/database-url.ts';
+import { isDatabaseBusy } from './busy.ts';
 
 export interface OpenOptions {
   /** `full` fsyncs every commit (survives power loss); `normal` survives a process crash. */
@@ -45,7 +46,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   const db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
   try {
     db.exec(`PRAGMA busy_timeout = ${OPEN_BUSY_TIMEOUT_MS}`);
-    if (!inMemory && options.readOnly !== true) db.exec('PRAGMA journal_mode = WAL');
+    if (!inMemory && options.readOnly !== true) switchToWal(db);
     db.exec(`PRAGMA synchronous = ${options.durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.exec('PRAGMA foreign_keys = ON');
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
@@ -56,6 +57,22 @@ export function openDatabase(path: string, options: OpenOptions = {}): DatabaseS
   }
   return db;
 }
+
+// Switching a new file to WAL can meet SQLITE_BUSY without SQLite's busy handler being called, while
+// another process (a second migrator) opens the same file: try again until the opening wait is over.
+function switchToWal(db: DatabaseSync): void {
+  const deadline = Date.now() + OPEN_BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isDatabaseBusy(error) || Date.now() >= deadline) throw error;
+      Atomics.wait(PAUSE, 0, 0, 5);
+    }
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 function busyTimeoutOf(options: OpenOptions): number {
   const ms = options.busyTimeoutMs ?? 0;

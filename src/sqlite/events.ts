@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { type EventRead, type EventType, type StoredEvent, typeMask } from '../events/model.ts';
 import type { EventRepository } from '../events/repository.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 type Row = readonly SQLOutputValue[];
 
@@ -29,7 +30,7 @@ export function positionOf(id: string): number | null {
  */
 export function createSqliteEventRepository(db: DatabaseSync, options: SqliteEventOptions): EventRepository {
   const page = db.prepare(
-    'SELECT position, type, created_at, data FROM events WHERE position > ? AND created_at >= ? AND ((? >> type) & 1) = 1 ORDER BY position LIMIT ?',
+    `SELECT position, type, created_at, data FROM events WHERE position > ? AND created_at >= ? AND ((? >> type) & 1) = 1 ORDER BY position ${BOUND_LIMIT}`,
   );
   // Where `after` stands: the horizon of retention, whether its event exists, and when the next event (of any type) was recorded.
   const place = db.prepare(
@@ -38,7 +39,7 @@ export function createSqliteEventRepository(db: DatabaseSync, options: SqliteEve
   const newest = db.prepare('SELECT position FROM events ORDER BY position DESC LIMIT 1');
   // Whether a position is gone: the newest deleted position, and when the event there was recorded (if kept).
   const standing = db.prepare('SELECT (SELECT position FROM events_horizon WHERE id = 1), (SELECT created_at FROM events WHERE position = ?)');
-  const oldest = db.prepare('SELECT position, created_at FROM events ORDER BY position LIMIT ?');
+  const oldest = db.prepare(`SELECT position, created_at FROM events ORDER BY position ${BOUND_LIMIT}`);
   const deleteThrough = db.prepare('DELETE FROM events WHERE position <= ?');
   const remember = db.prepare('INSERT INTO events_horizon (id, position) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET position = max(position, excluded.position)');
   for (const read of [page, place, newest, oldest, standing]) read.setReturnArrays(true);

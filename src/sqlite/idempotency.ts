@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { IdempotencyRepository } from '../idempotency/repository.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 /** Idempotency records on node:sqlite; the write transaction's IMMEDIATE lock already serialises keys. */
 export function createSqliteIdempotencyRepository(db: DatabaseSync): IdempotencyRepository {
@@ -10,7 +11,7 @@ export function createSqliteIdempotencyRepository(db: DatabaseSync): Idempotency
     'INSERT OR REPLACE INTO idempotency_keys (scope, key, fingerprint, status, location, etag, body, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const purge = db.prepare(
-    'DELETE FROM idempotency_keys WHERE (scope, key) IN (SELECT scope, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)',
+    `DELETE FROM idempotency_keys WHERE (scope, key) IN (SELECT scope, key FROM idempotency_keys WHERE expires_at <= ? ${BOUND_LIMIT})`,
   );
   return {
     async find(scope, key, nowMs) {

@@ -2,6 +2,7 @@ import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import type { ApiKey } from '../keys/model.ts';
 import type { ApiKeyRepository } from '../keys/repository.ts';
 import { API_KEY_COLUMNS, apiKeyFromRow, scopesText } from '../keys/rows.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 const COLUMNS = API_KEY_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
@@ -12,7 +13,7 @@ export function createSqliteApiKeyRepository(db: DatabaseSync): ApiKeyRepository
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ?, version = version + 1 WHERE id = ? AND revoked_at IS NULL');
   const update = db.prepare('UPDATE api_keys SET name = ?, api_version = ?, version = ? WHERE id = ?');
   const byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`);
-  const page = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE seq < ? ORDER BY seq DESC LIMIT ?`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE seq < ? ORDER BY seq DESC ${BOUND_LIMIT}`);
   // One writer at a time, from its seq to its commit: keys commit in the order of their seq.
   const idsAfter = db.prepare('SELECT seq, id FROM api_keys WHERE seq > ? ORDER BY seq');
   byId.setReturnArrays(true);

@@ -4,6 +4,7 @@ import type { Resource } from '../resources/resource.ts';
 import { type AnyStored, columnValue, listedColumns, rowReader } from '../resources/rows.ts';
 import { eventRecorder } from './event-recorder.ts';
 import { WebhookFanOut } from './webhook-fan-out.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 type Row = readonly SQLOutputValue[];
 
@@ -24,14 +25,14 @@ export function createSqliteResourceRepository(db: DatabaseSync, resource: Resou
   const remove = db.prepare(`DELETE FROM ${table} WHERE id = ?`);
   const byId = db.prepare(`SELECT ${all.map((c) => c.name).join(', ')} FROM ${table} WHERE id = ?`);
   // The first page (no cursor, no filter), the one asked most: no bound to bind or compare on each row.
-  const firstPage = db.prepare(`SELECT ${LISTED} FROM ${table} ORDER BY id DESC LIMIT ?`);
+  const firstPage = db.prepare(`SELECT ${LISTED} FROM ${table} ORDER BY id DESC ${BOUND_LIMIT}`);
   const filtered = new Map<string, StatementSync>();
   const pageWith = (filters: readonly ListFilter[]): StatementSync => {
     const key = filters.map((filter) => filter.field).join(',');
     let statement = filtered.get(key);
     if (statement === undefined) {
       const where = filters.map((filter) => `${all.find((c) => c.field === filter.field)?.name ?? filter.field} = ? AND `).join('');
-      statement = db.prepare(`SELECT ${LISTED} FROM ${table} WHERE ${where}id < ? ORDER BY id DESC LIMIT ?`);
+      statement = db.prepare(`SELECT ${LISTED} FROM ${table} WHERE ${where}id < ? ORDER BY id DESC ${BOUND_LIMIT}`);
       statement.setReturnArrays(true);
       filtered.set(key, statement);
     }

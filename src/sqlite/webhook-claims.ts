@@ -2,6 +2,7 @@ import type { DatabaseSync, SQLOutputValue } from 'node:sqlite';
 import { type ClaimedDelivery, type DueDelivery, WebhookStatus } from '../webhooks/model.ts';
 import type { DeliveryRepository, DueQuery } from '../webhooks/repository.ts';
 import { CLAIM_COLUMNS, claimedFromRow } from '../webhooks/rows.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 type Row = readonly SQLOutputValue[];
 
@@ -54,7 +55,7 @@ export function sqliteClaim(db: DatabaseSync): DeliveryRepository['claim'] {
      WHERE w.status = ${WebhookStatus.enabled} AND (? OR w.last_attempt_failed IS NOT 1) AND due IS NOT NULL`,
   );
   const dueOfWebhook = db.prepare(
-    `SELECT ${DELIVERY_PART.join(', ')}, d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = ? AND ${DUE_NOW} ORDER BY d.next_attempt_at LIMIT ?`,
+    `SELECT ${DELIVERY_PART.join(', ')}, d.next_attempt_at FROM webhook_deliveries d WHERE d.webhook_id = ? AND ${DUE_NOW} ORDER BY d.next_attempt_at ${BOUND_LIMIT}`,
   );
   const take = db.prepare(
     `UPDATE webhook_deliveries AS d SET claimed_until = ?, claim_token = ?

@@ -3,14 +3,15 @@ import { type Delivery, DeliveryStatus, WebhookStatus } from '../webhooks/model.
 import type { DeliveryRepository } from '../webhooks/repository.ts';
 import { DELIVERY_COLUMNS, deliveryFromRow } from '../webhooks/rows.ts';
 import { sqliteClaim } from './webhook-claims.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 const COLUMNS = DELIVERY_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
 
 /** A DeliveryRepository on node:sqlite; statements are prepared once. */
 export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryRepository {
-  const page = db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`);
-  const pageOfStatus = db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND status = ? AND seq < ? ORDER BY seq DESC LIMIT ?`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND seq < ? ORDER BY seq DESC ${BOUND_LIMIT}`);
+  const pageOfStatus = db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND status = ? AND seq < ? ORDER BY seq DESC ${BOUND_LIMIT}`);
   const byEvent = db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE webhook_id = ? AND event_id = ?`);
   const restart = db.prepare('UPDATE webhook_deliveries SET status = 1, round_attempts = 0, next_attempt_at = ?, claimed_until = NULL, claim_token = NULL WHERE seq = ?');
   const pause = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = ? AND status = 1');
@@ -38,17 +39,17 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
   // Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; the webhooks (few) are
   // read first, then their deliveries by the (webhook_id, status, seq) index, never a scan of the log.
   const removeOfDeleted = db.prepare(
-    'DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE deleted = 1) LIMIT ?)',
+    `DELETE FROM webhook_deliveries WHERE seq IN (SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE deleted = 1) ${BOUND_LIMIT})`,
   );
   const dropDeleted = db.prepare('DELETE FROM webhooks WHERE deleted = 1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = webhooks.id)');
   const failExpired = db.prepare(
     `UPDATE webhook_deliveries SET status = ${DeliveryStatus.failed}, next_attempt_at = NULL WHERE seq IN (
        SELECT seq FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE status = ${WebhookStatus.disabled})
-         AND status = ${DeliveryStatus.pending} AND event_created_at < ? LIMIT ?)`,
+         AND status = ${DeliveryStatus.pending} AND event_created_at < ? ${BOUND_LIMIT})`,
   );
   const deleteExpired = db.prepare(
     `DELETE FROM webhook_deliveries WHERE seq IN (
-       SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < ? ORDER BY event_created_at LIMIT ?)`,
+       SELECT seq FROM webhook_deliveries WHERE status <> ${DeliveryStatus.pending} AND event_created_at < ? ORDER BY event_created_at ${BOUND_LIMIT})`,
   );
   for (const read of [page, pageOfStatus, byEvent, nextDue, oldest]) read.setReturnArrays(true);
   return {

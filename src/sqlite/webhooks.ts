@@ -3,6 +3,7 @@ import { type Webhook, WebhookStatus } from '../webhooks/model.ts';
 import type { WebhookRepository } from '../webhooks/repository.ts';
 import { eventMaskOf, WEBHOOK_COLUMNS, webhookFromRow } from '../webhooks/rows.ts';
 import type { WebhookFanOut } from './webhook-fan-out.ts';
+import { BOUND_LIMIT } from './limit.ts';
 
 const COLUMNS = WEBHOOK_COLUMNS.join(', ');
 type Row = readonly SQLOutputValue[];
@@ -19,7 +20,7 @@ export function createSqliteWebhookRepository(db: DatabaseSync, deliveries?: Web
   // Deleted at once, disabled with it (nothing is claimed or fanned out to it); retention removes its log, then the row.
   const remove = db.prepare(`UPDATE webhooks SET deleted = 1, status = ${WebhookStatus.disabled}, version = version + 1 WHERE id = ? AND deleted = 0`);
   const byId = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id = ? AND deleted = 0`);
-  const page = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id < ? AND deleted = 0 ORDER BY id DESC LIMIT ?`);
+  const page = db.prepare(`SELECT ${COLUMNS} FROM webhooks WHERE id < ? AND deleted = 0 ORDER BY id DESC ${BOUND_LIMIT}`);
   byId.setReturnArrays(true);
   page.setReturnArrays(true);
   const findById = async (id: number): Promise<Webhook | undefined> => {

@@ -47,17 +47,18 @@ const failed = (reason: string): AttemptResult => ({ outcome: 'failed', status: 
 const resolveWithSystem: Resolver = async (host) =>
   (await systemLookup(host, { all: true, order: 'verbatim' })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
-/**
- * Decides where an attempt connects (docs/webhooks.md, Targets): the URL checked again (the settings may
- * have changed since it was stored), then its host name resolved ONCE and every address checked. A
- * name with any forbidden address is refused whole: a public address beside a private one is a trap.
- */
-export async function planAttempt(url: URL, allowPrivate: boolean, lookup: Resolver = resolveWithSystem): Promise<AttemptPlan> {
+// The URL checked again (the settings may have changed since it was stored): the plan at once when
+// nothing is left to resolve (a refusal, or an address for a host), else the host name to resolve.
+function planWithoutLookup(url: URL, allowPrivate: boolean): AttemptPlan | { ok: 'resolve'; host: string } {
   const checked = checkWebhookUrl(url.href, allowPrivate);
   if (!checked.ok) return { ok: false, result: failed(checked.code === 'forbidden_target' ? 'forbidden_target' : 'invalid_url') };
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const family = isIP(host);
   if (family !== 0) return { ok: true, host, addresses: [{ address: host, family: family === 6 ? 6 : 4 }] };
+  return { ok: 'resolve', host };
+}
+
+async function resolvePlan(host: string, allowPrivate: boolean, lookup: Resolver): Promise<AttemptPlan> {
   let addresses: ResolvedAddress[];
   try {
     addresses = await lookup(host);
@@ -67,6 +68,16 @@ export async function planAttempt(url: URL, allowPrivate: boolean, lookup: Resol
   if (addresses.length === 0) return { ok: false, result: failed('dns') };
   if (!allowPrivate && addresses.some(({ address }) => isForbiddenAddress(address))) return { ok: false, result: failed('forbidden_address') };
   return { ok: true, host, addresses };
+}
+
+/**
+ * Decides where an attempt connects (docs/webhooks.md, Targets): the URL checked again (the settings may
+ * have changed since it was stored), then its host name resolved ONCE and every address checked. A
+ * name with any forbidden address is refused whole: a public address beside a private one is a trap.
+ */
+export async function planAttempt(url: URL, allowPrivate: boolean, lookup: Resolver = resolveWithSystem): Promise<AttemptPlan> {
+  const plan = planWithoutLookup(url, allowPrivate);
+  return plan.ok === 'resolve' ? resolvePlan(plan.host, allowPrivate, lookup) : plan;
 }
 
 // Hands the connection the addresses already checked, so the socket goes where the check looked:
@@ -128,7 +139,7 @@ function drain(response: IncomingMessage, done: () => void): void {
 
 type Plan = { host: string; addresses: ResolvedAddress[] };
 
-function requestOptions(request: WebhookRequest, plan: Plan, signal: AbortSignal, pooled: boolean): RequestOptions {
+function requestOptions(request: WebhookRequest, plan: Plan, pooled: boolean): RequestOptions {
   const { url, body } = request;
   const secure = url.protocol === 'https:';
   return {
@@ -145,7 +156,6 @@ function requestOptions(request: WebhookRequest, plan: Plan, signal: AbortSignal
     lookup: checkedLookup(plan.addresses),
     // The certificate is checked against the name (a trailing dot is no part of it), never the address.
     ...(secure && isIP(plan.host) === 0 ? { servername: plan.host.replace(/\.$/, '') } : {}),
-    signal,
   };
 }
 
@@ -157,29 +167,67 @@ interface Exchange {
   staleConnection: boolean;
 }
 
-function post(request: WebhookRequest, plan: Plan, signal: AbortSignal, pooled: boolean): Promise<Exchange> {
+// One attempt's deadline: one timer for the look-up and every exchange. When it passes, the request in
+// flight is destroyed (its connection with it, never kept) and the attempt ends as a timeout. A timer
+// and a flag, not an AbortSignal: a signal on each request cost node:http listeners of its own.
+class Deadline {
+  #passed = false;
+  #request: ClientRequest | null = null;
+  #onPass: (() => void) | null = null;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.#timer = setTimeout(() => {
+      this.#passed = true;
+      this.#request?.destroy();
+      this.#onPass?.();
+    }, ms);
+  }
+
+  get passed(): boolean {
+    return this.#passed;
+  }
+
+  /** The request the deadline destroys when it passes. */
+  watch(request: ClientRequest): void {
+    this.#request = request;
+  }
+
+  /** `work`'s result, or null if the deadline passes first. */
+  race<T>(work: Promise<T>): Promise<T | null> {
+    return new Promise((resolve, reject) => {
+      this.#onPass = () => resolve(null);
+      work.then(resolve, reject);
+    });
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+function post(request: WebhookRequest, plan: Plan, deadline: Deadline, pooled: boolean): Promise<Exchange> {
   return new Promise((resolve) => {
     let answered: AttemptResult | null = null;
     let settled = false;
     const finish = (result: AttemptResult): void => {
       if (settled) return;
       settled = true;
-      const cut = answered === null && !signal.aborted && (result.reason === 'reset' || result.reason === 'connection');
+      const cut = answered === null && !deadline.passed && (result.reason === 'reset' || result.reason === 'connection');
       resolve({ result, staleConnection: cut && outgoing.reusedSocket });
     };
     const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing: ClientRequest = send(requestOptions(request, plan, signal, pooled), (response) => {
+    const outgoing: ClientRequest = send(requestOptions(request, plan, pooled), (response) => {
       const result = resultOfStatus(response.statusCode ?? 0, response.headers['retry-after'], Date.now());
       answered = result;
       drain(response, () => finish(result));
     });
-    outgoing.on('error', (error) => finish(answered ?? failed(signal.aborted ? 'timeout' : reasonOfError(error))));
-    outgoing.on('close', () => finish(answered ?? failed(signal.aborted ? 'timeout' : 'connection')));
+    deadline.watch(outgoing);
+    outgoing.on('error', (error) => finish(answered ?? failed(deadline.passed ? 'timeout' : reasonOfError(error))));
+    outgoing.on('close', () => finish(answered ?? failed(deadline.passed ? 'timeout' : 'connection')));
     outgoing.end(request.body);
   });
 }
-
-const whenAborted = (signal: AbortSignal): Promise<null> => new Promise((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
 
 /**
  * Makes one attempt (docs/webhooks.md, Deliveries): the host resolved once and checked, the POST sent to
@@ -189,18 +237,18 @@ const whenAborted = (signal: AbortSignal): Promise<null> => new Promise((resolve
  * throws: every failure is an AttemptResult.
  */
 export async function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+  const deadline = new Deadline(request.timeoutMs);
   try {
-    const plan = await Promise.race([planAttempt(request.url, request.allowPrivate, request.lookup), whenAborted(controller.signal)]);
+    const planned = planWithoutLookup(request.url, request.allowPrivate);
+    const plan = planned.ok === 'resolve' ? await deadline.race(resolvePlan(planned.host, request.allowPrivate, request.lookup ?? resolveWithSystem)) : planned;
     if (plan === null) return failed('timeout');
     if (!plan.ok) return plan.result;
-    const first = await post(request, plan, controller.signal, true);
-    if (!first.staleConnection) return first.result;
-    return (await post(request, plan, controller.signal, false)).result;
+    const first = await post(request, plan, deadline, true);
+    if (!first.staleConnection || deadline.passed) return first.result;
+    return (await post(request, plan, deadline, false)).result;
   } catch (error) {
     return failed(reasonOfError(error));
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }

@@ -1,5 +1,6 @@
-import { Agent as HttpAgent, type AgentOptions, type ClientRequestArgs } from 'node:http';
+import { Agent as HttpAgent, type AgentOptions, type ClientRequestArgs, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /** How many idle connections are kept, and for how long (docs/webhooks.md, Connections). */
@@ -36,16 +37,32 @@ function nameOf(options: ClientRequestArgs | undefined): string {
   return key;
 }
 
-// Makes `agent` keep and reuse sockets per pool key only, and keep one only while `mayKeep` says so.
-// Node's keepSocketAlive (keep-alive probes, unref, the idle timeout, a receiver's `Keep-Alive` hint)
-// answers whether the socket may be kept, though its declared type says void.
-function keyedByPool(agent: HttpAgent, mayKeep: MayKeep): void {
+// How long a kept socket may stay idle: `idleMs`, or less when its last answer said `Keep-Alive:
+// timeout=N` (N seconds less the agent's buffer, a second). Read where Node's own keepSocketAlive reads
+// it, the socket's last message; Node applies the hint only below an agent `timeout`, which is not set.
+function idleTimeOf(socket: Duplex, idleMs: number, bufferMs: number): number {
+  const { _httpMessage: message } = socket as { _httpMessage?: { res?: { headers: IncomingHttpHeaders } } | null };
+  const header = message?.res?.headers['keep-alive'];
+  const hint = typeof header === 'string' ? /^timeout=(\d+)/.exec(header)?.[1] : undefined;
+  return hint === undefined ? idleMs : Math.max(1, Math.min(idleMs, Number(hint) * 1000 - bufferMs));
+}
+
+// Makes `agent` keep and reuse sockets per pool key only, and keep one only while `mayKeep` says so, for
+// at most its idle time. Node's keepSocketAlive (keep-alive probes, unref; false for a receiver that
+// announces a second or less) answers whether the socket may be kept, though its declared type says
+// void; the socket's timeout is then its idle time, and the agent destroys a free socket whose timeout
+// passes. The agent's own `timeout` option would do it at a cost on every request (a timeout listener
+// added and removed on the socket each time): about a tenth of a delivery's CPU.
+function keyedByPool(agent: HttpAgent, mayKeep: MayKeep, idleMs: number): void {
   const nodeKeeps = agent.keepSocketAlive.bind(agent);
+  const { agentKeepAliveTimeoutBuffer: bufferMs = 1_000 } = agent as { agentKeepAliveTimeoutBuffer?: number };
   agent.getName = nameOf;
   agent.keepSocketAlive = (socket: Duplex): boolean => {
     if (!mayKeep()) return false;
     const kept: unknown = nodeKeeps(socket);
-    return kept !== false;
+    if (kept === false) return false;
+    (socket as Socket).setTimeout(idleTimeOf(socket, idleMs, bufferMs));
+    return true;
   };
 }
 
@@ -76,16 +93,15 @@ export class ReceiverConnections {
     const options: AgentOptions = {
       keepAlive: true,
       maxFreeSockets: limits.perKey,
-      // The agent sets this on each socket: only an idle one is closed when it passes.
-      timeout: limits.idleMs ?? IDLE_MS,
       // The most recently used first: the fewest connections stay warm, the others time out.
       scheduling: 'lifo',
     };
     const mayKeep: MayKeep = () => !this.#closed && this.idle < limits.total;
     this.#http = new HttpAgent(options);
     this.#https = new HttpsAgent(options);
-    keyedByPool(this.#http, mayKeep);
-    keyedByPool(this.#https, mayKeep);
+    const idleMs = limits.idleMs ?? IDLE_MS;
+    keyedByPool(this.#http, mayKeep, idleMs);
+    keyedByPool(this.#https, mayKeep, idleMs);
   }
 
   /** The agent and pool key an attempt to `url`, at `addresses` just checked, is made with. */

@@ -256,7 +256,33 @@ test('idle connections are bounded per key and in all, and closed after their id
   // Four to another name: one more kept, up to three in all.
   assert.ok((await burst('b.test')).every((result) => result.outcome === 'delivered'));
   assert.equal(connections.idle, 3);
-  await until(() => connections.idle === 0 && hook.closed === 8, 'the idle connections time out');
+  // After their 1.5 s, not the 59 s the receiver's `Keep-Alive: timeout=60` alone would give them.
+  await until(() => connections.idle === 0 && hook.closed === 8, 'the idle connections time out', 3_000);
+});
+
+test('a receiver that announces no keep-alive time: its idle connection is still closed after the idle time', { timeout: 30_000 }, async () => {
+  const hook = await receiver(ok);
+  // No `Keep-Alive: timeout=N` in its answers, and it never closes an idle connection itself.
+  hook.server.keepAliveTimeout = 0;
+  const connections = pool({ idleMs: 1_000 });
+  const result = await attempt(connections, `http://127.0.0.1:${hook.port}/`);
+  assert.equal(result.outcome, 'delivered');
+  assert.equal(hook.received[0]?.headers['keep-alive'], undefined);
+  assert.equal(connections.idle, 1);
+  await until(() => connections.idle === 0 && hook.closed === 1, 'the idle connection times out', 3_000);
+});
+
+test("a receiver's Keep-Alive: timeout=N is honoured: its idle connection is closed N less a second after", { timeout: 30_000 }, async () => {
+  const hook = await receiver(ok);
+  // `Keep-Alive: timeout=2`: closed by the service after 1 s, well before the pool's 4 s.
+  hook.server.keepAliveTimeout = 2_000;
+  const connections = pool({ idleMs: 4_000 });
+  const sent = Date.now();
+  assert.equal((await attempt(connections, `http://127.0.0.1:${hook.port}/`)).outcome, 'delivered');
+  assert.equal(connections.idle, 1);
+  await until(() => connections.idle === 0 && hook.closed === 1, 'the idle connection times out', 5_000);
+  const after = Date.now() - sent;
+  assert.ok(after < 1_900, `closed ${after} ms after the attempt: by the service, before the receiver's 2 s`);
 });
 
 test('close() closes the idle connections at once, and one in use when its attempt ends', { timeout: 30_000 }, async () => {

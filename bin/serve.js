@@ -2,10 +2,10 @@
 // Starts the HTTP service on a migrated database (docs/extending.md, Migrations). It never migrates.
 import { entry, requireSupportedNode, silenceSqliteWarning } from './node-check.js';
 import { holdStopSignals } from './stop-signals.js';
-import { boundYoungGeneration } from './young-generation.js';
+import { applyGcFlags } from './gc-flags.js';
 
 requireSupportedNode();
-boundYoungGeneration();
+applyGcFlags();
 // After the restart above (which would lose a held signal), before the sources load.
 const stopSignals = holdStopSignals();
 silenceSqliteWarning();

@@ -22,6 +22,8 @@ export interface RunOptions {
   cwd?: string;
   /** The Node binary; the one running the tests by default. */
   node?: string;
+  /** Node's own flags, before the script (those NODE_OPTIONS may not carry). */
+  nodeArgs?: readonly string[];
 }
 
 /** The parent's environment without any SVC_* variable, plus `env`: a test sees only what it sets. */
@@ -35,7 +37,7 @@ export function cleanEnv(env: Record<string, string> = {}): Record<string, strin
 
 /** Starts `node script args` with a clean environment; output is collected as it arrives. */
 export function startBin(script: string, args: readonly string[], options: RunOptions = {}): ChildProcess & { output: RunResult; done: Promise<RunResult> } {
-  const child = spawn(options.node ?? process.execPath, [script, ...args], {
+  const child = spawn(options.node ?? process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -97,17 +97,15 @@ export function createApp(options: AppOptions): App {
   const versions = buildVersions(options.versions ?? VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt });
   const catalogue = eventCatalogue(resources);
   const shared = { eventRetentionMs: config.events.retentionMs, resources };
-  const engine = createStorage(db, metrics === null ? shared : { ...shared, onCommit: (size) => metrics.commitBatchSize.observe(size) });
+  // A commit that may have made webhook deliveries wakes this process's deliverers at once.
+  const hooks = { ...shared, onDeliveriesMade: () => wroteTo(db) };
+  const engine = createStorage(db, metrics === null ? hooks : { ...hooks, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   const counted = metrics === null ? engine : countingEvents(engine, resources, countEventsIn(metrics, catalogue.names, catalogue.nameOf));
   const live = createLiveEvents(counted.events, catalogue, watchCommits(db), logger, metrics);
   // On PostgreSQL events are readable once positioned: this app's pool runs a candidate for the sequencer.
   startEventSequencing(db, sequencerFailed(logger));
-  // Every commit wakes the live streams of this process and, through the engine, of the others; and
-  // this process's webhook deliverers, since it may have recorded an event a webhook wants.
-  const storage = signalCommits(counted, () => {
-    live.committed();
-    wroteTo(db);
-  });
+  // Every commit wakes the live streams of this process and, through the engine, of the others.
+  const storage = signalCommits(counted, live.committed);
   if (metrics !== null) countStorage(metrics, db);
   const writes: WriteDeps = { storage, idempotency: new IdempotentWrites(), bodyLimitBytes: config.bodyLimitBytes };
   const router = createRouter<Handler>();

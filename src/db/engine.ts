@@ -5,7 +5,7 @@ import { watchPostgresCommits } from '../postgres/commit-watch.ts';
 import { createPostgresStorage } from '../postgres/storage.ts';
 import { watchSqliteCommits } from '../sqlite/commit-watch.ts';
 import { createSqliteStorage } from '../sqlite/storage.ts';
-import type { CommitWatch } from './commit-watch.ts';
+import { type CommitWatch, signalCommits } from './commit-watch.ts';
 import type { Storage } from './storage.ts';
 import type { Resource } from '../resources/resource.ts';
 
@@ -29,6 +29,11 @@ export interface StorageHooks {
   eventRetentionMs?: number;
   /** The resources whose repositories the storage holds (src/registry.ts, in the app); none by default. */
   resources?: readonly Resource[];
+  /**
+   * After a commit that may have made webhook deliveries due: on SQLite one whose events were fanned
+   * out to an enabled webhook; on PostgreSQL, whose fan-out is a trigger, every commit.
+   */
+  onDeliveriesMade?: () => void;
 }
 
 /** The Storage of `db`'s engine. */
@@ -37,8 +42,12 @@ export function createStorage(db: Database, hooks: StorageHooks = {}): Storage {
     ...(hooks.eventRetentionMs === undefined ? {} : { eventRetentionMs: hooks.eventRetentionMs }),
     ...(hooks.resources === undefined ? {} : { resources: hooks.resources }),
   };
-  if (isPostgres(db)) return createPostgresStorage(db, shared);
-  return createSqliteStorage(db, { ...shared, ...(hooks.onCommit === undefined ? {} : { onCommit: hooks.onCommit }) });
+  const { onCommit, onDeliveriesMade } = hooks;
+  if (isPostgres(db)) {
+    const storage = createPostgresStorage(db, shared);
+    return onDeliveriesMade === undefined ? storage : signalCommits(storage, onDeliveriesMade);
+  }
+  return createSqliteStorage(db, { ...shared, ...(onCommit === undefined ? {} : { onCommit }), ...(onDeliveriesMade === undefined ? {} : { onDeliveriesMade }) });
 }
 
 /** Closes the connection or the pool (idempotent). */

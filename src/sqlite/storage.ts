@@ -23,6 +23,8 @@ export interface SqliteStorageOptions {
   eventRetentionMs?: number;
   /** The resources to keep (their repositories, by plural); none by default. */
   resources?: readonly Resource[];
+  /** After a write transaction whose events were fanned out to an enabled webhook: deliveries may be due. */
+  onDeliveriesMade?: () => void;
 }
 
 // A second repository call of a single write: a create must be one statement (docs/extending.md).
@@ -49,7 +51,7 @@ const SECOND_CALL = {
 export function createSqliteStorage(db: DatabaseSync, options: SqliteStorageOptions = {}): Storage {
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
   // The connection's one fan-out: told when each write transaction begins and ends, and of every webhook written.
-  const deliveries = new WebhookFanOut(db);
+  const deliveries = new WebhookFanOut(db, options.onDeliveriesMade);
   const resources: Record<string, ResourceRepositories[string]> = {};
   for (const resource of options.resources ?? []) resources[resource.plural] = createSqliteResourceRepository(db, resource, deliveries);
   const repositories: Repositories = {

@@ -8,14 +8,19 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
  *
  * Skipped in a write transaction that has read, under its write lock, that no webhook is enabled:
  * until it ends, only its own writes could enable one, and each webhook write here says so. Outside
- * such a transaction (or never told one began) every event is fanned out.
+ * such a transaction (or never told one began) every event is fanned out. A transaction that made
+ * deliveries calls `onMade` as it ends (after its COMMIT, or a ROLLBACK: a wake-up for nothing), so
+ * the deliverers of this process look at once, and only then.
  */
 export class WebhookFanOut {
   readonly #fanOut: StatementSync;
   readonly #anyEnabled: StatementSync;
+  readonly #onMade: () => void;
   #noneEnabled = false;
+  #made = false;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, onMade: () => void = () => {}) {
+    this.#onMade = onMade;
     this.#fanOut = db.prepare(
       'INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, event_created_at, event_data, next_attempt_at, api_version) ' +
         "SELECT w.id, CAST(e.position AS TEXT), e.type, e.created_at, e.data, CAST(unixepoch('subsec') * 1000 AS INTEGER), w.api_version " +
@@ -33,6 +38,9 @@ export class WebhookFanOut {
   /** The transaction ended: from now on another connection may enable one. */
   ended(): void {
     this.#noneEnabled = false;
+    if (!this.#made) return;
+    this.#made = false;
+    this.#onMade();
   }
 
   /** A webhook was written on this connection: it may be enabled now. */
@@ -42,6 +50,6 @@ export class WebhookFanOut {
 
   /** Makes the deliveries of the event at `position`. */
   fanOut(position: number | bigint): void {
-    if (!this.#noneEnabled) this.#fanOut.run(position);
+    if (!this.#noneEnabled && this.#fanOut.run(position).changes > 0) this.#made = true;
   }
 }

@@ -44,7 +44,7 @@ import { createResourceUseCases } from './resources/use-cases.ts';
 import { createTokenCheck } from './tokens/token-check.ts';
 import { addWebhookRoutes } from './webhooks/routes.ts';
 import { createWebhookUseCases } from './webhooks/use-cases.ts';
-import { removedFrom, wroteTo } from './webhooks/wake.ts';
+import { committedTo, removedFrom, wroteTo } from './webhooks/wake.ts';
 import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
 import type { VersionSpec } from './versions/model.ts';
 import { negotiator } from './versions/negotiate.ts';
@@ -97,8 +97,9 @@ export function createApp(options: AppOptions): App {
   const versions = buildVersions(options.versions ?? VERSIONS, resources, { at: config.versions.sunsets, announcedAt: config.versions.sunsetsAnnouncedAt });
   const catalogue = eventCatalogue(resources);
   const shared = { eventRetentionMs: config.events.retentionMs, resources };
-  // A commit that may have made webhook deliveries wakes this process's deliverers at once.
-  const hooks = { ...shared, onDeliveriesMade: () => wroteTo(db) };
+  // A commit that made webhook deliveries wakes this process's deliverers at once; one that may have
+  // (PostgreSQL) wakes them unless they know no webhook is enabled.
+  const hooks = { ...shared, onDeliveriesMade: () => wroteTo(db), onDeliveriesMaybeMade: () => committedTo(db) };
   const engine = createStorage(db, metrics === null ? hooks : { ...hooks, onCommit: (size) => metrics.commitBatchSize.observe(size) });
   const counted = metrics === null ? engine : countingEvents(engine, resources, countEventsIn(metrics, catalogue.names, catalogue.nameOf));
   const live = createLiveEvents(counted.events, catalogue, watchCommits(db), logger, metrics);

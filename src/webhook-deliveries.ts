@@ -12,7 +12,7 @@ import { type ApiVersions, buildVersions } from './versions/api-versions.ts';
 import type { Resource } from './resources/resource.ts';
 import { ATTEMPT_OUTCOMES, type AttemptOutcome, startDeliverer } from './webhooks/deliverer.ts';
 import { startDeliveryRetention } from './webhooks/retention.ts';
-import { onRemoved, onWrites } from './webhooks/wake.ts';
+import { onCommits, onRemoved, onWrites } from './webhooks/wake.ts';
 
 /** What startWebhookDeliveries needs: the migrated database the app serves, and its configuration. */
 export interface WebhookDeliveriesOptions {
@@ -77,10 +77,12 @@ export function startWebhookDeliveries(options: WebhookDeliveriesOptions): Webho
   // process that delivers keeps it (an app that sends nothing makes no log to keep).
   const retention = startDeliveryRetention(storage, config.events.retentionMs, { logger });
   const stopWaking = onWrites(db, deliverer.wake);
+  const stopCommits = onCommits(db, deliverer.committed);
   const stopRemoving = onRemoved(db, retention.wake);
   return {
     async stop(graceMs) {
       stopWaking();
+      stopCommits();
       stopRemoving();
       await Promise.all([deliverer.stop(graceMs), retention.stop()]);
     },

@@ -29,11 +29,10 @@ export interface StorageHooks {
   eventRetentionMs?: number;
   /** The resources whose repositories the storage holds (src/registry.ts, in the app); none by default. */
   resources?: readonly Resource[];
-  /**
-   * After a commit that may have made webhook deliveries due: on SQLite one whose events were fanned
-   * out to an enabled webhook; on PostgreSQL, whose fan-out is a trigger, every commit.
-   */
+  /** After a commit that made webhook deliveries (SQLite, whose fan-out is a statement it runs). */
   onDeliveriesMade?: () => void;
+  /** After every commit on PostgreSQL, whose fan-out is a trigger: deliveries were made if a webhook took the events. */
+  onDeliveriesMaybeMade?: () => void;
 }
 
 /** The Storage of `db`'s engine. */
@@ -42,10 +41,10 @@ export function createStorage(db: Database, hooks: StorageHooks = {}): Storage {
     ...(hooks.eventRetentionMs === undefined ? {} : { eventRetentionMs: hooks.eventRetentionMs }),
     ...(hooks.resources === undefined ? {} : { resources: hooks.resources }),
   };
-  const { onCommit, onDeliveriesMade } = hooks;
+  const { onCommit, onDeliveriesMade, onDeliveriesMaybeMade } = hooks;
   if (isPostgres(db)) {
     const storage = createPostgresStorage(db, shared);
-    return onDeliveriesMade === undefined ? storage : signalCommits(storage, onDeliveriesMade);
+    return onDeliveriesMaybeMade === undefined ? storage : signalCommits(storage, onDeliveriesMaybeMade);
   }
   return createSqliteStorage(db, { ...shared, ...(onCommit === undefined ? {} : { onCommit }), ...(onDeliveriesMade === undefined ? {} : { onDeliveriesMade }) });
 }

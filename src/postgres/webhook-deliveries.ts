@@ -25,6 +25,11 @@ WHERE d.seq IN (SELECT d.seq FROM webhook_deliveries d WHERE d.seq = ANY ($3::bi
   AND w.id = d.webhook_id AND w.status = ${WebhookStatus.enabled}
 RETURNING ${CLAIM_COLUMNS.join(', ')}`;
 
+// The first in the due index that no lease holds, and whether any webhook is enabled.
+const NEXT_DUE =
+  'SELECT (SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at LIMIT 1), ' +
+  `EXISTS (SELECT 1 FROM webhooks WHERE status = ${WebhookStatus.enabled})`;
+
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 // Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; SKIP LOCKED: rows another
@@ -91,11 +96,8 @@ export function createPostgresDeliveryRepository(db: SqlRunner): DeliveryReposit
       await db.run('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE webhook_id = $1 AND status = 1', [row[0]]);
     },
     async nextDue(now) {
-      const [row] = await db.rows(
-        'SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at LIMIT 1',
-        [now],
-      );
-      return numberOrNull(row?.[0]);
+      const [row] = await db.rows(NEXT_DUE, [now]);
+      return { at: numberOrNull(row?.[0]), anyEnabled: row?.[1] === true };
     },
     async removeOfDeleted(maxRows) {
       const removed = await db.run(REMOVE_OF_DELETED, [maxRows]);

@@ -31,9 +31,11 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
     'UPDATE webhooks SET last_attempt_failed = ? WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?) AND last_attempt_failed IS NOT ?',
   );
   const pauseOfDelivery = db.prepare('UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE status = 1 AND webhook_id = (SELECT webhook_id FROM webhook_deliveries WHERE seq = ?)');
-  // The first in the due index that no lease holds: the scan stops there, past the leased ones only.
+  // The first in the due index that no lease holds (the scan stops there, past the leased ones
+  // only), and whether any webhook is enabled.
   const nextDue = db.prepare(
-    'SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_attempt_at LIMIT 1',
+    'SELECT (SELECT next_attempt_at FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY next_attempt_at LIMIT 1), ' +
+      `EXISTS (SELECT 1 FROM webhooks WHERE status = ${WebhookStatus.enabled})`,
   );
   const oldest = db.prepare('SELECT min(event_created_at) FROM webhook_deliveries WHERE status = 1 AND next_attempt_at IS NOT NULL');
   // Retention's steps (src/webhooks/retention.ts), each bounded by its LIMIT; the webhooks (few) are
@@ -84,7 +86,7 @@ export function createSqliteDeliveryRepository(db: DatabaseSync): DeliveryReposi
     },
     async nextDue(now) {
       const row = nextDue.get(now) as Row | undefined;
-      return row?.[0] === null || row?.[0] === undefined ? null : Number(row[0]);
+      return { at: row?.[0] === null || row?.[0] === undefined ? null : Number(row[0]), anyEnabled: row?.[1] === 1 };
     },
     async oldestPending() {
       const row = oldest.get() as Row | undefined;

@@ -34,8 +34,13 @@ export interface DelivererOptions {
 
 /** A running deliverer. */
 export interface Deliverer {
-  /** Looks for due deliveries now (after a commit in this process). */
+  /** Looks for due deliveries now: a commit in this process made some, or a webhook was written. */
   wake(): void;
+  /**
+   * A commit in this process may have made deliveries (PostgreSQL, whose fan-out is a trigger): looks
+   * now, unless its last look found no webhook enabled and no webhook was written here since.
+   */
+  committed(): void;
   /** When the oldest pending delivery's event was recorded, in seconds ago (0 when none), as last read. */
   oldestPendingSeconds(): number;
   /**
@@ -80,6 +85,11 @@ class DeliveryLoop implements Deliverer {
   // The last claim read more than it took: the next need not ask first whether anything is due.
   #backlog = false;
   #timer: NodeJS.Timeout | undefined;
+  // The last look found no webhook enabled: a commit here made no delivery, unless a webhook was
+  // enabled since by another process (the poll finds those deliveries) or by this one (wake()).
+  #noneEnabled = false;
+  // wake()s so far: one during a look may be a webhook written that the look did not see.
+  #wakes = 0;
   #oldestMs: number | null = null;
   #oldestReadAt = 0;
   readonly #warnOutage: (error: Error) => void;
@@ -103,6 +113,14 @@ class DeliveryLoop implements Deliverer {
   }
 
   readonly wake = (): void => {
+    this.#wakes++;
+    this.#noneEnabled = false;
+    this.#again = true;
+    this.#start();
+  };
+
+  readonly committed = (): void => {
+    if (this.#noneEnabled) return;
     this.#again = true;
     this.#start();
   };
@@ -160,8 +178,10 @@ class DeliveryLoop implements Deliverer {
   }
 
   async #somethingDue(): Promise<boolean> {
-    const due = await this.#storage.webhookDeliveries.nextDue(Date.now());
-    return due !== null && due <= Date.now();
+    const wakes = this.#wakes;
+    const next = await this.#storage.webhookDeliveries.nextDue(Date.now());
+    this.#noneEnabled = !next.anyEnabled && wakes === this.#wakes;
+    return next.at !== null && next.at <= Date.now();
   }
 
   // One claim, in a transaction of its own (src/webhooks/claims.ts), with the plan as it runs:

@@ -46,6 +46,14 @@ export interface ClaimRequest extends DueQuery {
 export type ClaimPick = (due: readonly DueDelivery[]) => readonly DueDelivery[];
 
 /** Storage of deliveries: the log, the claims of the deliverer, the outcomes of its attempts. */
+/** What an idle deliverer reads at each poll (DeliveryRepository.nextDue). */
+export interface NextDue {
+  /** When the earliest pending delivery no unexpired lease holds is planned (Unix ms), or null. */
+  at: number | null;
+  /** Whether any webhook was enabled: with none, a commit elsewhere made no delivery. */
+  anyEnabled: boolean;
+}
+
 export interface DeliveryRepository {
   /** Up to `limit` deliveries of the webhook with seq below `beforeSeq` (all when null), newest first. */
   listBefore(webhookId: number, beforeSeq: number | null, limit: number, status: DeliveryStatus | null): Promise<Delivery[]>;
@@ -63,8 +71,11 @@ export interface DeliveryRepository {
   claim(request: ClaimRequest, pick: ClaimPick): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome, and whether its webhook's last attempt failed, unless the claim was lost (its lease expired and another took it). */
   record(attempt: AttemptRecord): Promise<void>;
-  /** When the earliest pending delivery that no unexpired lease holds is planned (Unix ms), or null: a read, so an idle poll takes no lock. */
-  nextDue(now: number): Promise<number | null>;
+  /**
+   * When the earliest pending delivery that no unexpired lease holds is planned (Unix ms, or null),
+   * and whether any webhook is enabled: a read, so an idle poll takes no lock.
+   */
+  nextDue(now: number): Promise<NextDue>;
   /** When the oldest pending delivery's event was recorded (Unix ms), or null when none is pending. */
   oldestPending(): Promise<number | null>;
   /** One step: deletes up to `maxRows` deliveries of deleted webhooks, then the deleted webhooks whose log is empty; resolves to how many deliveries. */

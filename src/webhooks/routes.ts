@@ -35,7 +35,11 @@ function webhookId(ctx: RequestContext): number {
 /** What the routes need besides the use cases: whether private targets are allowed, and whom to tell of due deliveries. */
 export interface WebhookRouteOptions extends WebhookRules {
   events: WebhookRules['events'] & { nameOf(type: number): string };
-  /** Called after a commit that made deliveries due (a manual retry, a webhook enabled again). */
+  /**
+   * Called after a commit that made deliveries due (a manual retry, a webhook enabled again), or that
+   * may make the next ones (a webhook created): the deliverers look at once, and no longer count on
+   * having found no webhook enabled.
+   */
   onDue(): void;
   /** Called after a webhook was deleted: its log is to be removed, in steps. */
   onRemoved(): void;
@@ -54,6 +58,7 @@ function createWebhookHandler(webhooks: WebhookUseCases, writes: WriteDeps, opti
     if (ctx.req.headers['idempotency-key'] !== undefined) throw noReplay('POST /api/webhooks');
     const { input } = await readValidated(ctx.req, writes.bodyLimitBytes, (body) => validateNewWebhook(body, options, pinOf(ctx.version, options)));
     const { webhook, secret } = await writes.storage.singleWrite((tx) => webhooks.create(tx, input));
+    options.onDue();
     const body = ctx.version.downgrade(KIND, presentWebhookWithSecret(webhook, secret, options.events.nameOf));
     return created(`${PATH}/${webhook.id}`, body, entityTag(webhook.version, ctx.version.tagSuffix(KIND)));
   };

@@ -1,7 +1,8 @@
-// The in-process nudges: a commit that may have made deliveries due wakes the deliverers on the same
-// database at once, instead of at their next poll; a deleted webhook wakes the sweep that removes its
-// log. Keyed by the database object, so two apps on two databases in one process never wake each other.
-type Nudge = 'wrote' | 'removed';
+// The in-process nudges: a commit that made deliveries due (or a webhook written) wakes the
+// deliverers on the same database at once, instead of at their next poll; a commit that may have made
+// some (PostgreSQL) wakes them unless they know no webhook is enabled; a deleted webhook wakes the
+// sweep that removes its log. Keyed by the database object, so two apps on two databases in one process never wake each other.
+type Nudge = 'wrote' | 'committed' | 'removed';
 const listeners = new WeakMap<object, Map<Nudge, Set<() => void>>>();
 
 function listenersOf(db: object, nudge: Nudge): Set<() => void> {
@@ -22,11 +23,17 @@ function tell(db: object, nudge: Nudge): void {
   for (const listener of listeners.get(db)?.get(nudge) ?? []) listener();
 }
 
-/** Calls `listener` whenever a write on `db` commits in this process; returns how to stop. */
+/** Calls `listener` whenever a commit on `db` in this process made deliveries, or a webhook was written; returns how to stop. */
 export const onWrites = (db: object, listener: () => void): (() => void) => listen(db, 'wrote', listener);
 
-/** Tells the deliverers on `db` that a write committed. */
+/** Tells the deliverers on `db` that deliveries were made, or a webhook written: they look at once. */
 export const wroteTo = (db: object): void => tell(db, 'wrote');
+
+/** Calls `listener` whenever a commit on `db` in this process may have made deliveries (PostgreSQL); returns how to stop. */
+export const onCommits = (db: object, listener: () => void): (() => void) => listen(db, 'committed', listener);
+
+/** Tells the deliverers on `db` that a commit may have made deliveries, if a webhook took its events. */
+export const committedTo = (db: object): void => tell(db, 'committed');
 
 /** Calls `listener` whenever a webhook of `db` is deleted in this process; returns how to stop. */
 export const onRemoved = (db: object, listener: () => void): (() => void) => listen(db, 'removed', listener);

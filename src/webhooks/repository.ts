@@ -45,7 +45,6 @@ export interface ClaimRequest extends DueQuery {
 /** Chooses, from what a claim read, the deliveries to take (the deliverer's slots: src/webhooks/slots.ts); no other effect. */
 export type ClaimPick = (due: readonly DueDelivery[]) => readonly DueDelivery[];
 
-/** Storage of deliveries: the log, the claims of the deliverer, the outcomes of its attempts. */
 /** What an idle deliverer reads at each poll (DeliveryRepository.nextDue). */
 export interface NextDue {
   /** When the earliest pending delivery no unexpired lease holds is planned (Unix ms), or null. */
@@ -54,6 +53,7 @@ export interface NextDue {
   anyEnabled: boolean;
 }
 
+/** Storage of deliveries: the log, the claims of the deliverer, the outcomes of its attempts. */
 export interface DeliveryRepository {
   /** Up to `limit` deliveries of the webhook with seq below `beforeSeq` (all when null), newest first. */
   listBefore(webhookId: number, beforeSeq: number | null, limit: number, status: DeliveryStatus | null): Promise<Delivery[]>;

@@ -1,7 +1,8 @@
 // The in-process nudges: a commit that made deliveries due (or a webhook written) wakes the
 // deliverers on the same database at once, instead of at their next poll; a commit that may have made
 // some (PostgreSQL) wakes them unless they know no webhook is enabled; a deleted webhook wakes the
-// sweep that removes its log. Keyed by the database object, so two apps on two databases in one process never wake each other.
+// sweep that removes its log. Keyed by the database object, so two apps on two databases in one
+// process never wake each other.
 type Nudge = 'wrote' | 'committed' | 'removed';
 const listeners = new WeakMap<object, Map<Nudge, Set<() => void>>>();
 

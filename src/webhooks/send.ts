@@ -58,7 +58,7 @@ function planWithoutLookup(url: URL, allowPrivate: boolean): AttemptPlan | { ok:
   return { ok: 'resolve', host };
 }
 
-async function resolvePlan(host: string, allowPrivate: boolean, lookup: Resolver): Promise<AttemptPlan> {
+async function resolvePlan(host: string, allowPrivate: boolean, lookup: Resolver = resolveWithSystem): Promise<AttemptPlan> {
   let addresses: ResolvedAddress[];
   try {
     addresses = await lookup(host);
@@ -75,7 +75,7 @@ async function resolvePlan(host: string, allowPrivate: boolean, lookup: Resolver
  * have changed since it was stored), then its host name resolved ONCE and every address checked. A
  * name with any forbidden address is refused whole: a public address beside a private one is a trap.
  */
-export async function planAttempt(url: URL, allowPrivate: boolean, lookup: Resolver = resolveWithSystem): Promise<AttemptPlan> {
+export async function planAttempt(url: URL, allowPrivate: boolean, lookup?: Resolver): Promise<AttemptPlan> {
   const plan = planWithoutLookup(url, allowPrivate);
   return plan.ok === 'resolve' ? resolvePlan(plan.host, allowPrivate, lookup) : plan;
 }
@@ -240,7 +240,7 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptResul
   const deadline = new Deadline(request.timeoutMs);
   try {
     const planned = planWithoutLookup(request.url, request.allowPrivate);
-    const plan = planned.ok === 'resolve' ? await deadline.race(resolvePlan(planned.host, request.allowPrivate, request.lookup ?? resolveWithSystem)) : planned;
+    const plan = planned.ok === 'resolve' ? await deadline.race(resolvePlan(planned.host, request.allowPrivate, request.lookup)) : planned;
     if (plan === null) return failed('timeout');
     if (!plan.ok) return plan.result;
     const first = await post(request, plan, deadline, true);

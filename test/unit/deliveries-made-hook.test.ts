@@ -12,6 +12,7 @@ import type { Storage } from '../../src/db/storage.ts';
 import type { NewRow } from '../../src/resources/repository.ts';
 import { NEWEST_VERSION, repository, RESOURCES, validBody } from '../support/resources.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { webhookRow } from '../support/webhook-rows.ts';
 
 // StorageHooks.onDeliveriesMade and onDeliveriesMaybeMade, on the run's engine: what wakes this
 // process's webhook deliverers (src/app.ts; without them they would wait for their poll). On SQLite a
@@ -48,10 +49,7 @@ after(async () => {
 });
 
 async function enabledWebhook(): Promise<void> {
-  await storage.webhooks.insert({
-    url: 'https://hooks.example.com/', eventTypes: null, status: 1, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previousSecret: null,
-    previousSecretUntil: null, createdAt: AT, updatedAt: AT, apiVersion: '2026-11-21',
-  });
+  await storage.webhooks.insert(webhookRow());
 }
 
 async function deliveriesCount(): Promise<number> {

@@ -5,6 +5,7 @@ import type { Storage } from '../../src/db/storage.ts';
 import type { ClaimedDelivery, DueDelivery } from '../../src/webhooks/model.ts';
 import type { ClaimPick, DueQuery } from '../../src/webhooks/repository.ts';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.ts';
+import { webhookRow } from '../support/webhook-rows.ts';
 
 // What a claim reads and takes (DeliveryRepository.claim), on the run's engine: which webhooks, in
 // which order, which of their deliveries; then what it takes of those picked, and what it returns.
@@ -37,10 +38,7 @@ after(async () => {
 /** A new enabled webhook; `lastFailed` as its last recorded attempt (null: none yet). */
 async function webhook(lastFailed: boolean | null = false, status: 1 | 2 = 1): Promise<number> {
   const at = new Date(NOW).toISOString();
-  const { id } = await storage.webhooks.insert({
-    url: 'https://hooks.example.com/', eventTypes: null, status, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previousSecret: null,
-    previousSecretUntil: null, createdAt: at, updatedAt: at, apiVersion: '2026-11-21',
-  });
+  const { id } = await storage.webhooks.insert(webhookRow({ status, createdAt: at, updatedAt: at }));
   const value = lastFailed === null ? 'NULL' : database.engine === 'postgres' ? String(lastFailed) : String(Number(lastFailed));
   await database.sql(`UPDATE webhooks SET last_attempt_failed = ${value} WHERE id = ${id}`);
   return id;

@@ -9,13 +9,12 @@ import { buildVersions } from '../../src/versions/api-versions.ts';
 import { type Deliverer, startDeliverer } from '../../src/webhooks/deliverer.ts';
 import { parseWebhookSettings } from '../../src/webhooks/settings.ts';
 import { createTestDatabase } from '../support/test-database.ts';
+import { webhookRow } from '../support/webhook-rows.ts';
 
 // What a deliverer reads when a commit of its process may have made deliveries (committed(): every
 // commit on PostgreSQL, whose fan-out is a trigger): nothing while its last look found no webhook
 // enabled, since then no delivery was made; a look at once after a webhook was written here (wake()),
 // or once a look found one enabled. On the run's engine; the poll is a minute, so only the nudges count.
-
-const AT = '2026-11-28T09:30:00.000Z';
 
 async function setUp(duringLook: (deliverer: Deliverer, looks: number) => void = () => {}) {
   const database = await createTestDatabase();
@@ -48,10 +47,7 @@ async function setUp(duringLook: (deliverer: Deliverer, looks: number) => void =
     looks: () => looks,
     settled,
     async enableWebhook() {
-      await storage.webhooks.insert({
-        url: 'https://hooks.example.com/', eventTypes: null, status: 1, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previousSecret: null,
-        previousSecretUntil: null, createdAt: AT, updatedAt: AT, apiVersion: '2026-11-21',
-      });
+      await storage.webhooks.insert(webhookRow());
     },
     async close() {
       await deliverer.stop(0);
@@ -87,31 +83,31 @@ test('with no webhook enabled, a commit costs the deliverer no read; a webhook w
   }
 });
 
+/** The looks made, with no webhook enabled, after one wake whose look (the 2nd) and those after it meet `duringLook`. */
+async function looksAfterAWake(duringLook: (deliverer: Deliverer, looks: number) => void): Promise<number> {
+  const setup = await setUp(duringLook);
+  try {
+    setup.deliverer.wake();
+    await setup.settled();
+    return setup.looks();
+  } finally {
+    await setup.close();
+  }
+}
+
 test('a look overtaken by a webhook written here does not silence commits until the next look has ended', async () => {
   // The wake's look (2nd) is overtaken by another wake, as by a webhook created meanwhile; the look
   // that follows it at once (3rd) is still running when a commit comes: that commit must be looked for.
-  const setup = await setUp((deliverer, looks) => {
+  const looks = await looksAfterAWake((deliverer, looks) => {
     if (looks === 2) deliverer.wake();
     if (looks === 3) deliverer.committed();
   });
-  try {
-    setup.deliverer.wake();
-    await setup.settled();
-    assert.equal(setup.looks(), 4, 'the commit during the 3rd look made a 4th');
-  } finally {
-    await setup.close();
-  }
+  assert.equal(looks, 4, 'the commit during the 3rd look made a 4th');
 });
 
 test('a commit while the look of a wake runs is looked for after it: the wake forgets that none was enabled', async () => {
-  const setup = await setUp((deliverer, looks) => {
+  const looks = await looksAfterAWake((deliverer, looks) => {
     if (looks === 2) deliverer.committed();
   });
-  try {
-    setup.deliverer.wake();
-    await setup.settled();
-    assert.equal(setup.looks(), 3, 'the wake, then the commit made during its look');
-  } finally {
-    await setup.close();
-  }
+  assert.equal(looks, 3, 'the wake, then the commit made during its look');
 });

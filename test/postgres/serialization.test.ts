@@ -92,11 +92,14 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
     const storage = createPostgresStorage(client, { resources: [PRODUCTS] });
     const [left, right] = [await insert(storage, 'Left'), await insert(storage, 'Right')];
     // Each locks its first row, waits until the other holds its own, then asks for the other's row.
-    const lockBoth = (inTransaction: InTransaction, first: number, second: number, meet: () => Promise<void>, runs: number[]) =>
+    // A run after an abort first waits for the other to commit: started at once, it may win the row the
+    // abort freed before the woken survivor takes it, and PostgreSQL rightly finds a second deadlock.
+    const lockBoth = (inTransaction: InTransaction, first: number, second: number, meet: () => Promise<void>, runs: number[], survivorDone: Promise<void>) =>
       inTransaction(async (products) => {
         const run = runs.push(first);
+        if (run > 2) await survivorDone;
         await products.findForUpdate(first);
-        // Only the first two runs wait for each other; a run after an abort goes straight on.
+        // Only the first two runs wait for each other.
         if (run <= 2) await meet();
         const target = await products.findForUpdate(second);
         assert.ok(target !== undefined);
@@ -105,7 +108,7 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
     // By hand first, without the storage: PostgreSQL finds the deadlock and aborts one with 40P01.
     const byHand: InTransaction = (work) => client.transaction((tx) => work(createPostgresResourceRepository(tx, PRODUCTS)));
     const meetByHand = meeting(2);
-    const outcomes = await Promise.allSettled([lockBoth(byHand, left.id, right.id, meetByHand, []), lockBoth(byHand, right.id, left.id, meetByHand, [])]);
+    const outcomes = await Promise.allSettled([lockBoth(byHand, left.id, right.id, meetByHand, [], Promise.resolve()), lockBoth(byHand, right.id, left.id, meetByHand, [], Promise.resolve())]);
     const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
     assert.equal(failed.length, 1);
     assert.equal((failed[0]?.reason as { code?: string }).code, '40P01');
@@ -114,7 +117,9 @@ describe('transactions PostgreSQL aborts for a conflict are run again, a bounded
     const [west, east] = [await insert(storage, 'West'), await insert(storage, 'East')];
     const runs: number[] = [];
     const meet = meeting(2);
-    await Promise.all([lockBoth(viaStorage, west.id, east.id, meet, runs), lockBoth(viaStorage, east.id, west.id, meet, runs)]);
+    let survived = (): void => {};
+    const survivorDone = new Promise<void>((resolve) => (survived = resolve));
+    await Promise.all([lockBoth(viaStorage, west.id, east.id, meet, runs, survivorDone).then(survived), lockBoth(viaStorage, east.id, west.id, meet, runs, survivorDone).then(survived)]);
     assert.equal(runs.length, 3, 'one of them ran twice');
     assert.deepEqual([await nameOf(client, west.id), await nameOf(client, east.id)], [`West, then ${east.id}`, `East, then ${west.id}`]);
   });

@@ -7,7 +7,7 @@
 // migrate made: `BENCH_BASELINE=b433c7c node bench/profile-pair.js create` splits what a create costs now
 // against then.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { benchCredentials, seedKeysSqlite, serviceAuthEnv, withCredential } from './lib/credentials.js';
@@ -19,7 +19,7 @@ import { ROOT } from './lib/paths.js';
 import { killAll, startServer, stopServer } from './lib/processes.js';
 import { REQUESTS } from './lib/requests.js';
 import { ours, reference, useBuild } from './lib/servers.js';
-import { summarizeProfile } from './lib/profile-summary.js';
+import { serverProfileIn, summarizeProfile } from './lib/profile-summary.js';
 
 const endpoint = process.argv[2] ?? 'list';
 const seconds = Number(process.argv[3] ?? 10);
@@ -58,13 +58,8 @@ try {
   for (const server of servers) await stopServer(server);
   const roots = [ROOT, join(dirname(build.serve), '..', '/')];
   servers.forEach((server, i) => {
-    // bin/serve.js starts Node again (execve) with a bounded young generation: the process before
-    // that may leave a profile of its own start-up too; the server's is the largest.
-    const file = readdirSync(server.folder)
-      .filter((name) => name.endsWith('.cpuprofile'))
-      .sort((a, b) => statSync(join(server.folder, b)).size - statSync(join(server.folder, a)).size)[0];
     console.log(`\n# ${server.name}${server.name === 'ours' && mode !== 'off' ? ` (${mode})` : ''} ${endpoint}: ${Math.round(results[i].rps)} req/s under the profiler${results[i].failed ? `, ${results[i].failed} FAILED` : ''}`);
-    console.log(summarizeProfile(JSON.parse(readFileSync(join(server.folder, file), 'utf8')), roots, { requests: results[i].requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
+    console.log(summarizeProfile(serverProfileIn(server.folder), roots, { requests: results[i].requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
   });
 } finally {
   killAll();

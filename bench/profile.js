@@ -9,7 +9,7 @@
 // like the benchmark's (1,000 products, pool of 10); SVC_* variables are passed to the server
 // (SVC_DATABASE_URL: a database migrated and seeded by you). PROFILE_TOP: how many rows per part (30).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { benchCredentials, peerAuthEnv, seedKeysPostgres, seedKeysSqlite, serviceAuthEnv, withCredential } from './lib/credentials.js';
@@ -21,7 +21,7 @@ import { seededPostgres, startBenchPostgres } from './lib/postgres.js';
 import { killAll, startServer, stopServer } from './lib/processes.js';
 import { REQUESTS } from './lib/requests.js';
 import { fastify, handwritten, ours, reference, useBuild } from './lib/servers.js';
-import { summarizeProfile } from './lib/profile-summary.js';
+import { serverProfileIn, summarizeProfile } from './lib/profile-summary.js';
 
 const endpoint = process.argv[2] ?? 'ping';
 const seconds = Number(process.argv[3] ?? 10);
@@ -61,11 +61,10 @@ try {
   const server = await startServer(spec);
   const result = await measure({ ...request, url: server.url + request.path, connections: 100, seconds });
   await stopServer(server);
-  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   console.log(`${spec.name}${mode === 'off' ? '' : ` (${mode})`} ${endpoint}: ${Math.round(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms under the profiler${result.failed ? `, ${result.failed} FAILED` : ''}`);
   // The installed package's own files count as the checkout's code.
   const roots = [ROOT, join(dirname(build.serve), '..', '/')];
-  console.log(summarizeProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')), roots, { requests: result.requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
+  console.log(summarizeProfile(serverProfileIn(dir), roots, { requests: result.requests, top: Number(process.env.PROFILE_TOP ?? 30) }));
 } finally {
   killAll();
   await credentials?.close();

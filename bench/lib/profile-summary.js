@@ -2,7 +2,8 @@
 // code, and the inclusive time of the checkout's functions. Times are shown as a share of the busy
 // time (everything but idle) and, given the requests answered, as µs per request (profiler overhead
 // included, so larger than the benchmark's figures; the shares are what to read).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 function selfTimes(profile) {
@@ -106,4 +107,15 @@ export function summarizeProfile(profile, roots, { requests = 0, top = 30 } = {}
   lines.push('', "inclusive time (the checkout's functions):");
   for (const [key, time] of sorted(inclusiveTimes(profile, byId, self, roots), top)) lines.push(`  ${cell(time)}  ${key}`);
   return lines.join('\n');
+}
+
+/**
+ * The server's profile in `folder`. bin/serve.js starts Node again (execve) with its GC flags: the
+ * process before that leaves a small profile of its own start-up too; the server's is the largest.
+ */
+export function serverProfileIn(folder) {
+  const file = readdirSync(folder)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort((a, b) => statSync(join(folder, b)).size - statSync(join(folder, a)).size)[0];
+  return JSON.parse(readFileSync(join(folder, file), 'utf8'));
 }

@@ -47,8 +47,18 @@ async function database(engine, dir, cluster) {
 }
 
 function startServer(env) {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/serve.js')], { env: { ...env, SVC_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const probe = `--require=${join(BENCH, 'lib/heap-probe.cjs')}`;
+  const nodeOptions = [env.NODE_OPTIONS, probe].filter(Boolean).join(' ');
+  const child = spawn(process.execPath, [join(ROOT, 'bin/serve.js')], { env: { ...env, SVC_LOG_LEVEL: 'info', NODE_OPTIONS: nodeOptions }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.on('exit', (code, signal) => child.stopping || console.error('server exited', code, signal));
+  // The heap probe's lines answer heapAfterGc(); the rest of stderr is the server's own.
+  child.probes = [];
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    for (const line of chunk.split('\n').filter(Boolean)) {
+      if (line.startsWith('heap-probe ')) child.probes.shift()?.(JSON.parse(line.slice('heap-probe '.length)));
+      else process.stderr.write(`${line}\n`);
+    }
+  });
   return new Promise((resolve) => {
     let buffered = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => {
@@ -61,6 +71,13 @@ function startServer(env) {
       }
     });
   });
+}
+
+// The server's heap (used + external) and resident size after a full collection (lib/heap-probe.cjs).
+function heapAfterGc(child) {
+  const answered = new Promise((resolve) => child.probes.push(resolve));
+  child.kill('SIGUSR2');
+  return answered;
 }
 
 // One create; resolves with the product's id and when its 201 had been read.
@@ -153,10 +170,12 @@ async function measure(env, databaseCpu = () => 0) {
     await sleep(500);
     console.error(`phase: open ${STREAMS} streams`);
     const rssBefore = rssBytes(child.pid);
+    const heapBefore = await heapAfterGc(child);
     const readers = Array.from({ length: READERS }, () => fork(join(BENCH, 'lib/stream-reader.js')));
     for (const reader of readers) await ask(reader, { open: { url, count: Math.ceil(STREAMS / READERS) } }, 'opened');
     await sleep(3_000);
     const rssOpen = rssBytes(child.pid);
+    const heapOpen = await heapAfterGc(child);
     const start = { server: cpuSeconds(child.pid), database: databaseCpu() };
     console.error('phase: writes with streams open');
     const acked = await writePhase(url, 'streamed');
@@ -169,6 +188,8 @@ async function measure(env, databaseCpu = () => 0) {
     return {
       ...result, streams: streams.length, events: acked.length,
       kibPerStream: (rssOpen - rssBefore) / streams.length / 1024,
+      heapKibPerStream: (heapOpen.heapUsed + heapOpen.external - heapBefore.heapUsed - heapBefore.external) / streams.length / 1024,
+      rssAfterGcKibPerStream: (heapOpen.rss - heapBefore.rss) / streams.length / 1024,
       cpuUs: { server: perMessage('server'), database: perMessage('database') },
       serverCpuSeconds: { alone: alone.server, streamed: streamed.server },
     };
@@ -186,12 +207,12 @@ function table(results) {
   const rows = Object.entries(results).map(([engine, r]) => {
     const met = r.missing === 0 && r.duplicated === 0 && r.outOfOrder === 0 && r.late === 0 && r.notInFeed === 0;
     return [engine, r.streams, r.events, `${r.delivered} of ${r.streams * r.events}`, r.missing, r.duplicated, r.outOfOrder, r.late,
-      r.lagMs.p50.toFixed(1), r.lagMs.p99.toFixed(1), r.lagMs.max.toFixed(1), r.kibPerStream.toFixed(1), r.cpuUs.server.toFixed(1),
+      r.lagMs.p50.toFixed(1), r.lagMs.p99.toFixed(1), r.lagMs.max.toFixed(1), r.heapKibPerStream.toFixed(1), `${r.kibPerStream.toFixed(1)} / ${r.rssAfterGcKibPerStream.toFixed(1)}`, r.cpuUs.server.toFixed(1),
       engine === 'postgres' ? r.cpuUs.database.toFixed(1) : '–', `${r.serverCpuSeconds.alone.toFixed(2)} / ${r.serverCpuSeconds.streamed.toFixed(2)}`,
       met ? 'met' : 'MISSED'];
   });
   return markdownTable(['engine', 'streams', 'events', 'messages delivered', 'missing', 'duplicated', 'streams out of the feed\'s order', 'later than 1 s',
-    'lag 201 → stream p50 ms', 'p99 ms', 'max ms', 'KiB per open stream', 'server CPU µs per delivered message', 'database CPU µs per delivered message',
+    'lag 201 → stream p50 ms', 'p99 ms', 'max ms', 'heap KiB per open stream (after a full GC)', 'resident KiB per open stream (as is / after a full GC)', 'server CPU µs per delivered message', 'database CPU µs per delivered message',
     `server CPU s, writes alone / with streams`, 'every message, once, in order, ≤ 1 s'], rows);
 }
 

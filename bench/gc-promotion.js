@@ -4,13 +4,17 @@
 // `pairs` times with `--allocation-site-pretenuring` given (which bin/serve.js keeps), alternating,
 // each a fresh process on a fresh database pinned to CPU 1 under --trace-gc-nvp; after 20,000 creates
 // of warm-up, sends `creates` more from 50 connections and prints, per process, the bytes promoted to
-// the old generation per create, the mark-compacts, the GC pauses and the process's CPU per create;
-// then how many processes of each kind promoted more than 200 bytes a create, and the paired CPU ratio.
+// the old generation per create, the scavenges and mark-compacts, the GC pauses and the process's CPU
+// per create (user and system); then how many processes of each kind promoted more than 200 bytes a
+// create, and the paired CPU ratio.
+// BENCH_BASELINE=<git ref>: the pairs are that commit's bin/serve.js and ours (as bin/serve.js starts it)
+// instead, with the same figures and the paired ratio ours ÷ baseline: what a longer run costs each.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { baselineBuild } from './lib/baseline.js';
 import { installBuild } from './lib/install.js';
 import { BENCH, ROOT } from './lib/paths.js';
 import { freePort } from './lib/processes.js';
@@ -24,12 +28,11 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-gc-promotion-'));
 const body = JSON.stringify({ name: 'Bench product', priceInCents: 1999 });
 
 // One process: its GC lines and CPU over `creates` creates after the warm-up.
-async function run(build, pretenuring, n) {
+async function run(build, flags, n) {
   const port = await freePort();
   const env = { ...process.env, SVC_DB_PATH: join(dir, `gc-${n}.db`), SVC_PORT: String(port), SVC_LOG_LEVEL: 'silent' };
   execFileSync(process.execPath, [build.migrate], { env, stdio: 'ignore' });
-  const flags = ['--trace-gc-nvp', ...(pretenuring ? ['--allocation-site-pretenuring'] : [])];
-  const child = spawn('taskset', ['-c', '1', process.execPath, ...flags, build.serve], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn('taskset', ['-c', '1', process.execPath, '--trace-gc-nvp', ...flags, build.serve], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   const url = `http://127.0.0.1:${port}/api/products`;
@@ -43,44 +46,60 @@ async function run(build, pretenuring, n) {
     }
   }
   const load = (amount) => autocannon({ url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections: 50, amount });
+  // User and system CPU seconds.
   const cpu = () => {
     const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   };
   await load(20_000);
   out = '';
   const before = cpu();
   const measured = await load(creates);
-  const cpuSeconds = cpu() - before;
+  const after = cpu();
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('close', resolve));
   const lines = out.split('\n').filter((line) => line.includes('gc='));
-  const sum = (pattern) => lines.reduce((total, line) => total + Number(pattern.exec(line)?.[1] ?? 0), 0);
+  const sum = (pattern, of = lines) => of.reduce((total, line) => total + Number(pattern.exec(line)?.[1] ?? 0), 0);
+  const scavenges = lines.filter((line) => / gc=s /.test(line));
   const done = measured.requests.total;
+  const perCreate = (seconds) => (seconds * 1e6) / done;
   return {
     promotedPerCreate: sum(/ promoted=(\d+)/) / done,
+    scavenges: scavenges.length,
     markCompacts: lines.filter((line) => /gc=mc/.test(line)).length,
-    pauseUs: (sum(/pause=([\d.]+)/) * 1000) / done,
-    cpuUs: (cpuSeconds * 1e6) / done,
+    pauseUs: perCreate(sum(/pause=([\d.]+)/) / 1000),
+    scavengePauseUs: perCreate(sum(/pause=([\d.]+)/, scavenges) / 1000),
+    userUs: perCreate(after.user - before.user),
+    systemUs: perCreate(after.system - before.system),
+    cpuUs: perCreate(after.user + after.system - before.user - before.system),
   };
 }
 
+const baseline = process.env.BENCH_BASELINE;
+const describe = (row) =>
+  `promoted ${Math.round(row.promotedPerCreate)} B/create, ${row.scavenges} scavenges (${row.scavengePauseUs.toFixed(2)} µs/create), ${row.markCompacts} mark-compacts, ` +
+  `GC pauses ${row.pauseUs.toFixed(2)} µs/create, CPU ${row.cpuUs.toFixed(1)} µs/create (user ${row.userUs.toFixed(1)}, system ${row.systemUs.toFixed(1)})`;
+
 try {
-  const build = installBuild(ROOT, dir);
-  const rows = { without: [], with: [] };
+  const ours = installBuild(ROOT, dir);
+  // Two kinds of process, alternating which goes first: [label, build, extra flags].
+  const kinds = baseline === undefined
+    ? [['as bin/serve.js (no pretenuring)', ours, []], ['with --allocation-site-pretenuring', ours, ['--allocation-site-pretenuring']]]
+    : [[`baseline ${baseline} (its bin/serve.js)`, baselineBuild(baseline, dir), []], ['ours (bin/serve.js)', ours, []]];
+  const rows = [[], []];
   for (let i = 0; i < pairs; i++) {
-    for (const pretenuring of i % 2 === 0 ? [false, true] : [true, false]) {
-      const row = await run(build, pretenuring, `${i}-${pretenuring}`);
-      rows[pretenuring ? 'with' : 'without'].push(row);
-      console.log(`pair ${i + 1} ${pretenuring ? 'with pretenuring   ' : 'as bin/serve.js    '}: promoted ${Math.round(row.promotedPerCreate)} B/create, ${row.markCompacts} mark-compacts, GC pauses ${row.pauseUs.toFixed(2)} µs/create, CPU ${row.cpuUs.toFixed(1)} µs/create`);
+    for (const k of i % 2 === 0 ? [0, 1] : [1, 0]) {
+      const [label, build, flags] = kinds[k];
+      const row = await run(build, flags, `${i}-${k}`);
+      rows[k].push(row);
+      console.log(`pair ${i + 1} ${label}: ${describe(row)}`);
     }
   }
   const promoting = (list) => list.filter((row) => row.promotedPerCreate > 200).length;
-  const ratios = rows.with.map((row, i) => row.cpuUs / rows.without[i].cpuUs);
-  console.log(`\n| processes | promoting > 200 B/create | CPU µs/create (median) |\n| --- | --- | --- |`);
-  console.log(`| as bin/serve.js (no pretenuring) | ${promoting(rows.without)} of ${pairs} | ${median(rows.without.map((r) => r.cpuUs)).toFixed(1)} |`);
-  console.log(`| with --allocation-site-pretenuring | ${promoting(rows.with)} of ${pairs} | ${median(rows.with.map((r) => r.cpuUs)).toFixed(1)} |`);
-  console.log(`\nCPU per create, with pretenuring ÷ without (paired): ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+  const ratios = rows[1].map((row, i) => row.cpuUs / rows[0][i].cpuUs);
+  console.log(`\n| processes | promoting > 200 B/create | scavenges (median) | CPU µs/create (median) |\n| --- | --- | --- | --- |`);
+  kinds.forEach(([label], k) => console.log(`| ${label} | ${promoting(rows[k])} of ${pairs} | ${median(rows[k].map((r) => r.scavenges))} | ${median(rows[k].map((r) => r.cpuUs)).toFixed(1)} |`));
+  console.log(`\nCPU per create, ${kinds[1][0]} ÷ ${kinds[0][0]} (paired): ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -7,6 +7,8 @@
 // the old generation per create, the scavenges and mark-compacts, the GC pauses and the process's CPU
 // per create (user and system); then how many processes of each kind promoted more than 200 bytes a
 // create, and the paired CPU ratio.
+// BENCH_FLAGS='<node flags>': the second of each pair is given these instead of the pretenuring flag
+// (`--max-semi-space-size=32`: the young generation's bound against bin/serve.js's 16 MiB).
 // BENCH_BASELINE=<git ref>: the pairs are that commit's bin/serve.js and ours (as bin/serve.js starts it)
 // instead, with the same figures and the paired ratio ours ÷ baseline: what a longer run costs each.
 import { execFileSync, spawn } from 'node:child_process';
@@ -76,6 +78,8 @@ async function run(build, flags, n) {
 }
 
 const baseline = process.env.BENCH_BASELINE;
+// The Node flags the second process of each pair is given (bin/serve.js keeps an operator's own).
+const flags = (process.env.BENCH_FLAGS ?? '--allocation-site-pretenuring').split(' ').filter(Boolean);
 const describe = (row) =>
   `promoted ${Math.round(row.promotedPerCreate)} B/create, ${row.scavenges} scavenges (${row.scavengePauseUs.toFixed(2)} µs/create), ${row.markCompacts} mark-compacts, ` +
   `GC pauses ${row.pauseUs.toFixed(2)} µs/create, CPU ${row.cpuUs.toFixed(1)} µs/create (user ${row.userUs.toFixed(1)}, system ${row.systemUs.toFixed(1)})`;
@@ -84,7 +88,7 @@ try {
   const ours = installBuild(ROOT, dir);
   // Two kinds of process, alternating which goes first: [label, build, extra flags].
   const kinds = baseline === undefined
-    ? [['as bin/serve.js (no pretenuring)', ours, []], ['with --allocation-site-pretenuring', ours, ['--allocation-site-pretenuring']]]
+    ? [['as bin/serve.js', ours, []], [`with ${flags.join(' ')}`, ours, flags]]
     : [[`baseline ${baseline} (its bin/serve.js)`, baselineBuild(baseline, dir), []], ['ours (bin/serve.js)', ours, []]];
   const rows = [[], []];
   for (let i = 0; i < pairs; i++) {

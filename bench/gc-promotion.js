@@ -12,14 +12,14 @@
 // BENCH_BASELINE=<git ref>: the pairs are that commit's bin/serve.js and ours (as bin/serve.js starts it)
 // instead, with the same figures and the paired ratio ours ÷ baseline: what a longer run costs each.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baselineBuild } from './lib/baseline.js';
 import { installBuild } from './lib/install.js';
 import { BENCH, ROOT } from './lib/paths.js';
-import { freePort } from './lib/processes.js';
+import { freePort, userAndSystemSeconds } from './lib/processes.js';
 import { median } from './lib/stats.js';
 
 const autocannon = createRequire(join(BENCH, 'package.json'))('autocannon');
@@ -48,11 +48,7 @@ async function run(build, flags, n) {
     }
   }
   const load = (amount) => autocannon({ url, method: 'POST', body, headers: { 'content-type': 'application/json' }, connections: 50, amount });
-  // User and system CPU seconds.
-  const cpu = () => {
-    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
-  };
+  const cpu = () => userAndSystemSeconds(child.pid);
   await load(20_000);
   out = '';
   const before = cpu();

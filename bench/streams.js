@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findPostgres } from '../test/support/postgres-binaries.ts';
 import { BENCH, ROOT } from './lib/paths.js';
 import { startBenchPostgres } from './lib/postgres.js';
+import { cpuSeconds } from './lib/processes.js';
 import { markdownTable } from './lib/stats.js';
 
 const STREAMS = Number(process.env.STREAMS ?? 1000);
@@ -22,14 +23,9 @@ const RATE = Number(process.env.RATE ?? 100);
 const SECONDS = Number(process.env.SECONDS ?? 6);
 const READERS = Number(process.env.READERS ?? 4);
 const ENGINES = (process.env.ENGINES ?? 'sqlite,postgres').split(',').map((s) => s.trim());
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString());
 const now = () => performance.timeOrigin + performance.now();
 
-// The server's CPU seconds (user + system) and resident memory, from /proc.
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
+// The server's resident memory, from /proc.
 const rssBytes = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
 
 // The database of `engine`, migrated by the checkout's bin/migrate.js: the server's environment.
@@ -164,9 +160,9 @@ async function measure(env, databaseCpu = () => 0) {
   try {
     await sleep(500);
     console.error('phase: writes alone');
-    const before = { server: cpuSeconds(child.pid), database: databaseCpu() };
+    const before = { server: cpuSeconds(child), database: databaseCpu() };
     await writePhase(url, 'alone');
-    const alone = { server: cpuSeconds(child.pid) - before.server, database: databaseCpu() - before.database };
+    const alone = { server: cpuSeconds(child) - before.server, database: databaseCpu() - before.database };
     await sleep(500);
     console.error(`phase: open ${STREAMS} streams`);
     const rssBefore = rssBytes(child.pid);
@@ -176,11 +172,11 @@ async function measure(env, databaseCpu = () => 0) {
     await sleep(3_000);
     const rssOpen = rssBytes(child.pid);
     const heapOpen = await heapAfterGc(child);
-    const start = { server: cpuSeconds(child.pid), database: databaseCpu() };
+    const start = { server: cpuSeconds(child), database: databaseCpu() };
     console.error('phase: writes with streams open');
     const acked = await writePhase(url, 'streamed');
     await sleep(1_500);
-    const streamed = { server: cpuSeconds(child.pid) - start.server, database: databaseCpu() - start.database };
+    const streamed = { server: cpuSeconds(child) - start.server, database: databaseCpu() - start.database };
     console.error('phase: report');
     const streams = (await Promise.all(readers.map((reader) => ask(reader, { report: true }, 'streams')))).flat();
     const result = analyse(acked, streams, await feedOrder(url));

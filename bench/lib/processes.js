@@ -61,14 +61,20 @@ async function waitUntilReady(server, readyPath) {
   throw new Error(`${server.name} did not answer ${readyPath} within 20 s: ${server.stderr()}`);
 }
 
+// The fields of /proc/<pid>/stat after the command name, which is in parentheses and may hold
+// spaces: [0] is field 3 (state), [1] the ppid, [11] and [12] utime and stime, [13] and [14] cutime
+// and cstime, in clock ticks (USER_HZ, 100 on Linux).
+function statFields(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 function childrenOf(pid) {
   const found = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 4 (ppid) comes after the command name, which is in parentheses and may hold spaces.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(statFields(entry)[1]);
       if (ppid === pid) found.push(Number(entry));
     } catch {
       // the process ended while we looked
@@ -92,8 +98,7 @@ function vmHwmKb(pid) {
 // without it their CPU vanished from the sum (negative database CPU per request).
 function cpuTicks(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(pid);
     return Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   } catch {
     return 0;
@@ -117,6 +122,12 @@ export function peakRssMb(server) {
 }
 
 /** CPU seconds used so far by the server and its descendants (10 ms resolution). */
+/** The user and the system CPU seconds one process has spent so far (not its children's). */
+export function userAndSystemSeconds(pid) {
+  const fields = statFields(pid);
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
 export function cpuSeconds(server) {
   return sumOverTree(server.pid, cpuTicks) / 100;
 }

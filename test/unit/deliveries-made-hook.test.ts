@@ -6,6 +6,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { closeDatabase, createStorage, type Database } from '../../src/db/engine.ts';
+import { WebhookStatus } from '../../src/webhooks/model.ts';
 import { onCommits, onWrites } from '../../src/webhooks/wake.ts';
 import { postJson } from '../support/server.ts';
 import type { Storage } from '../../src/db/storage.ts';
@@ -38,7 +39,7 @@ before(async () => {
 });
 
 beforeEach(async () => {
-  await database.sql('UPDATE webhooks SET status = 2');
+  await database.sql(`UPDATE webhooks SET status = ${WebhookStatus.disabled}`);
   calls = [];
   maybeCalls = 0;
 });

@@ -3,7 +3,7 @@
 // by file, by line of the checkout's code (a native call counts on the line that makes it) and by
 // inclusive time of the checkout's functions, as shares of the busy time and µs per request.
 // PROFILE_LOGS=1 turns request logs on; PROFILE_PEER=fastify or handwritten profiles that peer
-// (or reference: the reference server of issue 26) instead; PROFILE_AUTH=keys|jwt sends the benchmark's credentials (seeded keys, tokens of a local
+// (or reference: the reference server of issue 26; floor: the create floor, create only) instead; PROFILE_AUTH=keys|jwt sends the benchmark's credentials (seeded keys, tokens of a local
 // issuer) to a server in that mode; PROFILE_OURS=installed profiles the compiled package (as the
 // benchmark runs it) instead of the sources; PROFILE_POSTGRES=1 serves from a throwaway PostgreSQL
 // like the benchmark's (1,000 products, pool of 10); SVC_* variables are passed to the server
@@ -20,7 +20,7 @@ import { ROOT } from './lib/paths.js';
 import { seededPostgres, startBenchPostgres } from './lib/postgres.js';
 import { killAll, startServer, stopServer } from './lib/processes.js';
 import { REQUESTS } from './lib/requests.js';
-import { fastify, handwritten, ours, reference, useBuild } from './lib/servers.js';
+import { createFloor, fastify, handwritten, ours, reference, useBuild } from './lib/servers.js';
 import { serverProfileIn, summarizeProfile } from './lib/profile-summary.js';
 
 const endpoint = process.argv[2] ?? 'ping';
@@ -28,7 +28,7 @@ const seconds = Number(process.argv[3] ?? 10);
 const peer = process.env.PROFILE_PEER ?? '';
 const mode = process.env.PROFILE_AUTH || 'off';
 if (REQUESTS[endpoint] === undefined) throw new Error(`usage: node bench/profile.js ${Object.keys(REQUESTS).join('|')} [seconds]`);
-if (!['', 'fastify', 'handwritten', 'reference'].includes(peer)) throw new Error(`PROFILE_PEER must be fastify, handwritten or reference, got ${peer}`);
+if (!['', 'fastify', 'handwritten', 'reference', 'floor'].includes(peer)) throw new Error(`PROFILE_PEER must be fastify, handwritten, reference or floor, got ${peer}`);
 if (!['off', 'keys', 'jwt'].includes(mode)) throw new Error(`PROFILE_AUTH must be off, keys or jwt, got ${mode}`);
 
 process.once('exit', killAll);
@@ -49,6 +49,7 @@ async function specOf(extraEnv) {
   const authEnv = credentials ? peerAuthEnv(credentials, mode) : {};
   if (peer === 'handwritten') return handwritten(dir, dbPath, { authEnv });
   if (peer === 'reference') return reference(dir, dbPath);
+  if (peer === 'floor') return createFloor(dir, dbPath);
   if (peer === 'fastify') return fastify(dir, dbPath, { pino: process.env.PROFILE_LOGS === '1', databaseUrl: extraEnv.SVC_DATABASE_URL, authEnv });
   return ours(dir, dbPath, { logs: process.env.PROFILE_LOGS === '1', extraEnv: { ...extraEnv, ...(credentials ? serviceAuthEnv(credentials, mode) : {}) } });
 }

@@ -121,13 +121,13 @@ export function peakRssMb(server) {
   return sumOverTree(server.pid, vmHwmKb) / 1024;
 }
 
-/** CPU seconds used so far by the server and its descendants (10 ms resolution). */
 /** The user and the system CPU seconds one process has spent so far (not its children's). */
 export function userAndSystemSeconds(pid) {
   const fields = statFields(pid);
   return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
+/** CPU seconds used so far by the server and its descendants (10 ms resolution). */
 export function cpuSeconds(server) {
   return sumOverTree(server.pid, cpuTicks) / 100;
 }

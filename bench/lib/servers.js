@@ -55,6 +55,14 @@ export function ceiling(dir) {
 }
 
 /**
+ * The create floor (peers/floor-create.js): a create's durable row and event, by ours' statements in a
+ * group commit, with none of the service's rules: about the least a node:http server making that write spends.
+ */
+export function createFloor(dir, dbPath) {
+  return { name: 'create floor', args: [join(BENCH, 'peers/floor-create.js')], env: { ...cleanEnv(), DB_PATH: dbPath }, cpus: SERVER_CPU, cwd: dir, schemaVersion: oursBuild.schemaVersion };
+}
+
+/**
  * The hand-written peer (node:http + node:sqlite, peers/handwritten.js) on `dbPath`, at the service's
  * durability (`full` unless given), with `authEnv` (lib/credentials.js, peerAuthEnv) for its credential work.
  */

@@ -2,11 +2,11 @@
 // default, before/after (BENCH_BASELINE) with issue 32's create targets, and what metrics cost
 // (BENCH_METRICS=both). CPU ratios are paired: divided round by round, then the median.
 import { fixed, markdownTable, paired, pairedText, ratio, verdict, verdictAtMost } from '../lib/stats.js';
-import { BASELINE, BASELINE_PEER, METRICS_ON, NEWEST } from './compare.js';
+import { BASELINE, BASELINE_PEER, FLOOR, METRICS_ON, NEWEST } from './compare.js';
 
 // Each of ours is compared with the Fastify that logs the same way.
 // The baseline build is compared with the Fastify peer of its own commit, which does its version's work.
-const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify', [METRICS_ON]: 'Fastify', [NEWEST]: 'Fastify', [BASELINE]: BASELINE_PEER };
+const PEER = { ours: 'Fastify', 'ours, logs on': 'Fastify + pino', 'ours, durability normal': 'Fastify', [METRICS_ON]: 'Fastify', [NEWEST]: 'Fastify', [FLOOR]: 'Fastify', [BASELINE]: BASELINE_PEER };
 
 // Issue 31: the newest API version costs at most 10% more CPU per request than the default.
 const NEWEST_GOAL = 1.1;
@@ -101,6 +101,11 @@ export function createTargets(results, ref) {
     : outboxLine(now, then, ref)];
   const p = paired(peer, now);
   lines.push(`- ${verdict(p, CREATE_FASTIFY_GOAL)}: create ≥ ${CREATE_FASTIFY_GOAL}× Fastify (CPU/req Fastify ÷ ours ${pairedText(p)})`);
+  const floor = create.get(FLOOR);
+  if (floor !== undefined) {
+    lines.push(`- for scale, the create floor (the same durable row and event, none of the rules): CPU/req Fastify ÷ floor ${pairedText(paired(peer, floor))}, ` +
+      `about the most a node:http server making this write reaches here; ours ÷ floor ${pairedText(paired(now, floor))}, what the service's rules cost above it`);
+  }
   return lines.join('\n');
 }
 

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findPostgres } from '../test/support/postgres-binaries.ts';
 import { BENCH, ROOT } from './lib/paths.js';
@@ -49,11 +50,9 @@ function startServer(env) {
   child.on('exit', (code, signal) => child.stopping || console.error('server exited', code, signal));
   // The heap probe's lines answer heapAfterGc(); the rest of stderr is the server's own.
   child.probes = [];
-  child.stderr.setEncoding('utf8').on('data', (chunk) => {
-    for (const line of chunk.split('\n').filter(Boolean)) {
-      if (line.startsWith('heap-probe ')) child.probes.shift()?.(JSON.parse(line.slice('heap-probe '.length)));
-      else process.stderr.write(`${line}\n`);
-    }
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (line.startsWith('heap-probe ')) child.probes.shift()?.(JSON.parse(line.slice('heap-probe '.length)));
+    else process.stderr.write(`${line}\n`);
   });
   return new Promise((resolve) => {
     let buffered = '';

@@ -3,9 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { STATUS_CODES } from 'node:http';
-import { HEADERS } from './headers.js';
+import { HEADERS, JSON_TYPE } from './headers.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json';
 // RFC 9110's phrases where node:http still has the older ones, as the service sends them.
 const PHRASES = { ...STATUS_CODES, 413: 'Content Too Large', 422: 'Unprocessable Content' };

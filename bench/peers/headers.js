@@ -11,3 +11,6 @@ export const SECURITY_HEADERS = {
 };
 
 export const HEADERS = Object.entries(SECURITY_HEADERS).flat();
+
+/** The media type of every JSON answer. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
